@@ -1,0 +1,33 @@
+PYTHON ?= python3
+PIP    ?= $(PYTHON) -m pip
+
+.PHONY: install install-lint test test-fast bench demo lint clean
+
+# Light install: what the lint path and the pre-commit hook need.
+install-lint:
+	$(PIP) install -q -e .
+
+# Everything the tests need (no GPU, no torch).
+install:
+	$(PIP) install -q -e '.[test]'
+
+test: install
+	$(PYTHON) -m pytest -q
+
+test-fast: install
+	$(PYTHON) -m pytest -q -m "not slow"
+
+bench: install
+	$(PYTHON) bench/lint_speed.py
+
+# The main job on the embedded default: lint the example kernels that ship in the package.
+# Exit code 1 means "findings", which is what the examples are for.
+demo: install-lint
+	$(PYTHON) -m analyzer lint --show-estimates $$($(PYTHON) -c 'import analyzer.examples as e; print(e.DIR)') ; test $$? -le 1
+
+# Lint our own CUDA sources (the corpus kernels) with our own linter.
+lint: install-lint
+	$(PYTHON) -m analyzer lint corpus ; test $$? -le 1
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache bench/results/*.tmp

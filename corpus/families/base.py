@@ -13,58 +13,12 @@ Sources are device code only (NVRTC has no host or libc headers); kernels are
 from __future__ import annotations
 
 import hashlib
-import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
-import numpy as np
+from analyzer.profile.spec import DTYPES, Arg, Buffer, Dim3, Problem, Scalar, resolve
 
-Dim3 = tuple[int, int, int]
-
-# The dtypes a kernel argument may have, by the names numpy gives them.
-DTYPES = ("float32", "float64", "float16", "bfloat16", "int32", "uint32", "int64", "uint8", "int8")
-
-
-@dataclass(frozen=True)
-class Buffer:
-    """A pointer argument: `size` elements of `dtype` in device memory.
-
-    role: "in" is uploaded from the problem's inputs; "out" is poisoned before
-    every launch (so unwritten elements fail the check); "inout" is uploaded
-    and checked; "zero" is an output zeroed before every launch (atomics
-    accumulate into it); "scratch" is device memory nobody checks.
-    """
-
-    name: str
-    dtype: str
-    size: int
-    role: Literal["in", "out", "inout", "zero", "scratch"] = "in"
-
-    def __post_init__(self) -> None:
-        if self.dtype not in DTYPES:
-            raise ValueError(f"buffer {self.name}: unknown dtype {self.dtype!r}")
-        if self.size <= 0:
-            raise ValueError(f"buffer {self.name}: size must be positive, got {self.size}")
-
-
-@dataclass(frozen=True)
-class Scalar:
-    """A by-value argument."""
-
-    name: str
-    dtype: str
-    value: int | float
-
-
-Arg = Buffer | Scalar
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Inputs (by buffer name) and the expected outputs (by buffer name)."""
-
-    inputs: dict[str, np.ndarray]
-    expected: dict[str, np.ndarray]
+__all__ = ["DTYPES", "Arg", "Buffer", "Dim3", "Problem", "Scalar", "Sample", "resolve", "build_problem", "cdiv"]
 
 
 @dataclass(frozen=True)
@@ -109,14 +63,6 @@ class Sample:
     @property
     def threads_per_block(self) -> int:
         return self.block[0] * self.block[1] * self.block[2]
-
-
-def resolve(path: str) -> Callable[..., Any]:
-    """Import "package.module:function"."""
-    module, _, name = path.partition(":")
-    if not name:
-        raise ValueError(f"expected 'module:function', got {path!r}")
-    return getattr(importlib.import_module(module), name)
 
 
 def build_problem(sample: Sample) -> Problem:

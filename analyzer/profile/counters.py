@@ -150,10 +150,19 @@ def collect(items: list[CounterItem], timeout_s: float = 600.0, per_launch_s: fl
     results: dict[str, dict[str, float]] = {}
     pending = list(items)
     attempts = 0
+    metrics = dict(metrics)
     while pending and attempts < 20:
         attempts += 1
         batch, pending = pending[:max_per_process], pending[max_per_process:]
-        got, done_idx, stuck = _run_one(ncu, batch, metrics, timeout_s, per_launch_s, work_dir, log)
+        got, done_idx, stuck, output = _run_one(ncu, batch, metrics, timeout_s, per_launch_s, work_dir, log)
+        bad = bad_metrics(output, metrics)
+        if not got and bad and len(bad) < len(metrics):
+            # this ncu does not know some metric: drop it (said once) and try the batch again
+            if log is not None:
+                print(f"ncu rejected metrics {sorted(bad)}; measuring without them", file=log)
+            metrics = {k: v for k, v in metrics.items() if k not in bad}
+            pending = batch + pending
+            continue
         results.update(got)
         # relaunch whatever this process did not reach, minus the launch it died on
         last = max(done_idx) if done_idx else -1
@@ -165,8 +174,14 @@ def collect(items: list[CounterItem], timeout_s: float = 600.0, per_launch_s: fl
     return results
 
 
+def bad_metrics(output: str, metrics: dict[str, str]) -> set[str]:
+    """Short names of metrics that ncu's error lines name."""
+    errors = [ln for ln in (output or "").splitlines() if "ERROR" in ln or "rror" in ln]
+    return {short for short, full in metrics.items() if any(full in ln for ln in errors)}
+
+
 def _run_one(ncu: str, batch: list[CounterItem], metrics: dict[str, str], timeout_s: float, per_launch_s: float,
-             work_dir: str | None, log: Any) -> tuple[dict[str, dict[str, float]], list[int], int | None]:
+             work_dir: str | None, log: Any) -> tuple[dict[str, dict[str, float]], list[int], int | None, str]:
     tmp = tempfile.mkdtemp(prefix="cudaperf-ncu-", dir=work_dir)
     manifest, progress, log_file = (os.path.join(tmp, n) for n in ("manifest.pkl", "progress.txt", "ncu.csv"))
     with open(manifest, "wb") as f:
@@ -195,12 +210,18 @@ def _run_one(ncu: str, batch: list[CounterItem], metrics: dict[str, str], timeou
               + (f"; stopped at launch {begun}" if begun is not None else ""), file=log)
         if not got:
             print("ncu output tail: " + " | ".join((output or "").strip().splitlines()[-5:]), file=log)
-    if os.environ.get("CUDAPERF_KEEP_NCU"):
-        print(f"ncu work dir kept: {tmp}", file=sys.stderr)
-    else:
-        import shutil
-        shutil.rmtree(tmp, ignore_errors=True)
-    return got, done, begun
+    import shutil
+
+    save = os.environ.get("CUDAPERF_NCU_SAVE")  # keep raw logs (test fixtures, debugging)
+    if save:
+        os.makedirs(save, exist_ok=True)
+        for name in ("ncu.csv", "progress.txt"):
+            if os.path.isfile(os.path.join(tmp, name)):
+                shutil.copy(os.path.join(tmp, name), os.path.join(save, f"{os.path.basename(tmp)}-{name}"))
+        with open(os.path.join(save, f"{os.path.basename(tmp)}-output.txt"), "w") as f:
+            f.write(output or "")
+    shutil.rmtree(tmp, ignore_errors=True)
+    return got, done, begun, output or ""
 
 
 def _pythonpath() -> str:

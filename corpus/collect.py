@@ -1,0 +1,287 @@
+"""`python -m corpus collect`: measure the families' samples on this GPU into the store.
+
+Resumable: samples already stored for this GPU are skipped. Rows are written
+in chunks, each chunk rewriting only this run's part file, so a killed run
+loses at most one chunk.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import hashlib
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, TextIO
+
+from . import store
+
+
+@dataclass(frozen=True)
+class Share:
+    """Which samples get something extra (counters): all, a fraction, or every k-th."""
+
+    fraction: float = 0.0
+    every: int = 0
+
+    @classmethod
+    def parse(cls, text: str | None) -> "Share":
+        if text is None:
+            return cls()
+        text = text.strip().lower()
+        if text in ("all", "1", "1.0"):
+            return cls(fraction=1.0)
+        if text.startswith("every-") or text.startswith("every:"):
+            k = int(text[6:])
+            if k < 1:
+                raise ValueError("every-K needs K >= 1")
+            return cls(every=k)
+        value = float(text)
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"share must be in [0, 1], got {value}")
+        return cls(fraction=value)
+
+    def picks(self, sample_id: str, index: int) -> bool:
+        if self.every:
+            return index % self.every == 0
+        if self.fraction >= 1.0:
+            return True
+        # a hash of the id, so the choice is the same across shards and resumed runs
+        return int(hashlib.sha256(sample_id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < self.fraction
+
+
+def parse_shard(text: str | None) -> tuple[int, int]:
+    if not text:
+        return 0, 1
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard wants i/n, got {text!r}") from None
+    if not (n >= 1 and 0 <= i < n):
+        raise ValueError(f"--shard wants 0 <= i < n, got {text!r}")
+    return i, n
+
+
+def load_samples(stream: TextIO | None = None) -> list[Any]:
+    """Every family's samples and the handwritten ones; a module that fails to import or
+    expand is reported and skipped, so one broken family does not stop a collection."""
+    import importlib
+    import pkgutil
+
+    import corpus.families as fam
+
+    stream = stream or sys.stderr
+    out: list[Any] = []
+    for info in sorted(pkgutil.iter_modules(fam.__path__), key=lambda i: i.name):
+        if info.name == "base" or info.name.startswith("_"):
+            continue
+        try:
+            module = importlib.import_module(f"corpus.families.{info.name}")
+            if hasattr(module, "samples"):
+                out.extend(module.samples())
+        except Exception as exc:
+            print(f"[collect] skipping family {info.name}: {type(exc).__name__}: {exc}", file=stream)
+    try:
+        hand = importlib.import_module("corpus.handwritten")
+        if hasattr(hand, "samples"):
+            out.extend(hand.samples())
+    except ModuleNotFoundError:
+        pass
+    except Exception as exc:
+        print(f"[collect] skipping handwritten: {type(exc).__name__}: {exc}", file=stream)
+    return out
+
+
+def select(samples: Iterable[Any], families: list[str] | None = None, origins: list[str] | None = None,
+           sizes: list[str] | None = None, shard: tuple[int, int] = (0, 1)) -> list[Any]:
+    """Filter, drop duplicate sample_ids, keep this shard (by a hash of the id: stable)."""
+    i, n = shard
+    seen: set[str] = set()
+    out = []
+    for s in samples:
+        if families and s.family not in families:
+            continue
+        if origins and s.origin not in origins:
+            continue
+        if sizes and s.size not in sizes:
+            continue
+        sid = s.sample_id
+        if sid in seen:
+            continue
+        seen.add(sid)
+        if n > 1 and int(hashlib.sha256(sid.encode()).hexdigest()[:8], 16) % n != i:
+            continue
+        out.append(s)
+    return out
+
+
+def order_by_problem(samples: list[Any]) -> list[Any]:
+    """Samples sharing a problem next to each other (built once), families in their given order."""
+    from analyzer.profile.records import problem_key
+
+    first: dict[str, int] = {}
+    keyed = []
+    for idx, s in enumerate(samples):
+        k = problem_key(s.problem, s.problem_kwargs)
+        first.setdefault(k, idx)
+        keyed.append((first[k], idx, s))
+    return [s for _, _, s in sorted(keyed, key=lambda t: (t[0], t[1]))]
+
+
+def row_for(sample: Any, m: Any, prov: dict[str, Any], pass_: str, run_id: str) -> dict[str, Any]:
+    """One store row from a Sample, its Measurement and the run's provenance."""
+    row: dict[str, Any] = {
+        "sample_id": sample.sample_id, "source_hash": sample.source_hash, "family": sample.family,
+        "variant": sample.variant, "size": sample.size, "task_id": sample.task_id,
+        "params": json.dumps(sample.params, sort_keys=True, default=str), "origin": sample.origin,
+        "style": sample.style, "kernel": sample.kernel,
+        "grid_x": sample.grid[0], "grid_y": sample.grid[1], "grid_z": sample.grid[2],
+        "block_x": sample.block[0], "block_y": sample.block[1], "block_z": sample.block[2],
+        "threads": sample.block[0] * sample.block[1] * sample.block[2], "smem": sample.smem,
+        "bytes": int(sample.bytes), "flops": int(sample.flops), "baseline": bool(sample.baseline),
+        "status": m.status, "message": m.message, "time_ms": m.time_ms, "p10_ms": m.p10_ms, "p90_ms": m.p90_ms,
+        "mean_ms": m.mean_ms, "reps": m.reps, "compile_s": m.compile_s, "cached": m.cached, "run_s": m.run_s,
+        "max_abs_err": m.max_abs_err, "max_rel_err": m.max_rel_err, "frac_wrong": m.frac_wrong,
+        "registers": m.registers, "local_bytes": m.local_bytes, "static_smem": m.static_smem,
+        "spill_stores": m.spill_stores, "spill_loads": m.spill_loads, "stack_bytes": m.stack_bytes,
+        "has_counters": bool(m.counters), "pass": pass_, "run_id": run_id,
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    for key in ("gpu", "driver", "cuda_driver", "nvrtc", "arch", "sm_clock_mhz", "mem_clock_mhz", "sm_clock_max_mhz"):
+        row[key] = prov.get(key)
+    row.update(m.counters)
+    return row
+
+
+class Progress:
+    """done/total, ok/failed, rate and ETA on one stderr line per update."""
+
+    def __init__(self, total: int, stream: TextIO | None = None, label: str = "collect") -> None:
+        self.total, self.stream, self.label = total, stream or sys.stderr, label
+        self.done = self.ok = 0
+        self.t0 = time.monotonic()
+
+    def update(self, statuses: Iterable[str]) -> None:
+        for s in statuses:
+            self.done += 1
+            self.ok += s == "ok"
+        elapsed = time.monotonic() - self.t0
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - self.done) / rate if rate > 0 else float("nan")
+        print(f"[{self.label}] {self.done}/{self.total} ok {self.ok} failed {self.done - self.ok} | "
+              f"{rate * 60:.0f}/min | elapsed {elapsed:.0f}s ETA {eta:.0f}s", file=self.stream, flush=True)
+
+
+def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i: i + size]
+
+
+def measure(profiler: Any, samples: list[Any], prov: dict[str, Any], writer: store.PartWriter, pass_: str,
+            run_id: str, counter_ids: set[str], chunk: int, deadline: float, progress: Progress) -> list[dict[str, Any]]:
+    """Profile samples chunk by chunk, flushing the writer after each; stops at the deadline."""
+    from analyzer.profile import Job
+
+    by_id = {s.sample_id: s for s in samples}
+    rows_all: list[dict[str, Any]] = []
+    for part in _chunks(samples, chunk):
+        if time.monotonic() > deadline:
+            print(f"[{pass_}] time budget reached; {progress.total - progress.done} samples left for a later run",
+                  file=sys.stderr, flush=True)
+            break
+        jobs = [Job.like(s) for s in part]
+        want = {j.id for j in jobs if j.id in counter_ids}
+        rows = [row_for(by_id[m.job_id], m, prov, pass_, run_id) for m in profiler.run(jobs, counters=want)]
+        writer.add(rows)
+        writer.flush()
+        rows_all.extend(rows)
+        progress.update(r["status"] for r in rows)
+    return rows_all
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m corpus collect", description=__doc__.splitlines()[0])
+    ap.add_argument("--family", action="append", help="only this family (repeatable)")
+    ap.add_argument("--origin", action="append", choices=["family", "handwritten"])
+    ap.add_argument("--size", action="append", help="only this size label (repeatable)")
+    ap.add_argument("--limit", type=int, default=0, help="at most this many new samples")
+    ap.add_argument("--shard", help="i/n: this run takes the i-th of n disjoint shares")
+    ap.add_argument("--counters", nargs="?", const="all", default=None,
+                    help="re-run under ncu: 'all' (default when given), a fraction like 0.3, or every-K")
+    ap.add_argument("--noise", type=float, default=0.0, help="re-measure this share of the ok samples (pass=noise)")
+    ap.add_argument("--out", default=str(store.DATA_DIR), help="folder for the new part files")
+    ap.add_argument("--time-budget", type=float, default=0.0, help="seconds; start no chunk after this (0: none)")
+    ap.add_argument("--chunk", type=int, default=100, help="samples per chunk (one store flush each)")
+    ap.add_argument("--timeout", type=float, default=30.0, help="seconds per sample once launched")
+    ap.add_argument("--retry-failed", action="store_true", help="also re-measure stored samples that did not end ok")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--dry-run", action="store_true", help="print what would be measured and stop")
+    args = ap.parse_args(argv)
+
+    try:
+        counters = Share.parse(args.counters)
+        shard = parse_shard(args.shard)
+        if not 0.0 <= args.noise <= 1.0:
+            raise ValueError("--noise must be in [0, 1]")
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    samples = select(load_samples(), args.family, args.origin, args.size, shard)
+    from analyzer.profile import toolkit
+
+    gpu_row = toolkit.nvidia_smi("name")
+    gpu = gpu_row[0] if gpu_row else ""
+    dirs = {str(store.DATA_DIR), str(Path(args.out))}
+    existing = store.read(sorted(dirs))
+    skip = store.done_keys(existing, gpu, "main", None if not args.retry_failed else ["ok"]) if gpu else set()
+    todo = [s for s in samples if s.sample_id not in skip]
+    todo = order_by_problem(todo)
+    if args.limit:
+        todo = todo[: args.limit]
+    counter_ids = {s.sample_id for i, s in enumerate(todo) if counters.picks(s.sample_id, i)}
+    stored = sum(1 for s in samples if s.sample_id in skip)
+    print(f"[collect] {len(samples)} samples selected, {stored} already stored for {gpu or 'this GPU'}, "
+          f"{len(todo)} to measure, {len(counter_ids)} with counters", file=sys.stderr, flush=True)
+    if args.dry_run or not todo:
+        return 0
+    if not gpu:
+        print("error: no NVIDIA GPU found (nvidia-smi)", file=sys.stderr)
+        return 2
+
+    from analyzer.profile import Profiler, Settings
+    from analyzer.profile.worker import WorkerUnavailable
+
+    t0 = time.monotonic()
+    deadline = t0 + args.time_budget if args.time_budget else float("inf")
+    run_id = store.new_part_name("run")[4:-8]
+    writer = store.PartWriter(args.out, "h200" if "H200" in gpu else "gpu")
+    try:
+        with Profiler(Settings(timeout_s=args.timeout), log=sys.stderr) as prof:
+            prov = prof.provenance()
+            prov["arch"] = prof.worker().info.get("arch", "")
+            print("[collect] provenance: " + json.dumps(prov), file=sys.stderr, flush=True)
+            rows = measure(prof, todo, prov, writer, "main", run_id, counter_ids, args.chunk, deadline,
+                           Progress(len(todo)))
+            if args.noise > 0:
+                ok = [r["sample_id"] for r in rows if r["status"] == "ok"]
+                rng = random.Random(args.seed)
+                picked = set(rng.sample(ok, max(1, round(args.noise * len(ok))))) if ok else set()
+                again = order_by_problem([s for s in todo if s.sample_id in picked])
+                measure(prof, again, prov, writer, "noise", run_id, set(), args.chunk, deadline,
+                        Progress(len(again), label="noise"))
+    except WorkerUnavailable as exc:
+        writer.flush()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        writer.flush()
+        print("[collect] interrupted; rows so far are stored", file=sys.stderr)
+        return 130
+    writer.flush()
+    print(f"[collect] wrote {writer.total} rows to {', '.join(str(p) for p in writer.paths) or '(nothing)'} "
+          f"in {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
+    return 0

@@ -1,0 +1,1105 @@
+"""Per kernel: the memory accesses, their byte addresses as symbolic expressions,
+and a networkx graph from definitions to uses.
+
+One walk over the kernel body in program order keeps an environment of local
+variables (forward substitution: `int i = blockIdx.x*blockDim.x+threadIdx.x`
+makes every later `a[i]` an expression over the built-in symbols). A variable
+changed inside a loop or a branch becomes a conditional expression or an
+opaque symbol (`name@line`); the graph links the symbols each definition
+reads to the definition, so thread dependence (the taint that divergence and
+barrier checks need) is reachability from threadIdx in that graph.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from . import symbolic as S
+from .parse import DOUBLE_TYPES, FLOAT_TYPES, Function, Program, type_size
+from .symbolic import Expr
+
+MAX_EXPR = 400          # node budget of a substituted expression before it becomes opaque
+MAX_INLINE_DEPTH = 3    # __device__ helpers inlined into their callers, this deep
+
+_VECTOR_COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
+_COMPONENT_TYPE = {
+    "float2": "float", "float3": "float", "float4": "float", "int2": "int", "int3": "int", "int4": "int",
+    "uint2": "unsigned", "uint3": "unsigned", "uint4": "unsigned", "double2": "double", "double4": "double",
+    "half2": "half", "__half2": "__half", "__nv_bfloat162": "__nv_bfloat16", "char4": "char", "uchar4": "unsigned char",
+    "short2": "short", "ushort2": "unsigned short", "longlong2": "long long",
+}
+_ATOMICS = {"atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc", "atomicDec", "atomicCAS",
+            "atomicAnd", "atomicOr", "atomicXor", "atomicAdd_block", "atomicAdd_system", "atomicMax_block",
+            "atomicMin_block", "atomicExch_block", "atomicCAS_block", "atomicOr_block", "atomicAnd_block"}
+_LOAD_INTRINSICS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
+_STORE_INTRINSICS = {"__stcg", "__stcs", "__stwb", "__stwt"}
+_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp",
+             "sync", "__barrier_sync"}
+_BUILTIN_FIELDS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
+_CASTS = {"reinterpret_cast", "static_cast", "const_cast", "dynamic_cast"}
+THREAD_ROOTS = ("threadIdx.x", "threadIdx.y", "threadIdx.z", "%thread")
+
+
+# ------------------------------------------------------------------ records
+
+@dataclass(frozen=True)
+class Loop:
+    var: str | None           # the induction variable, when the loop has one
+    init: Expr
+    cond: Expr | None
+    step: tuple[str, Expr] | None   # ("+=", 1), ("*=", 2), (">>=", 1)...
+    line: int
+    kind: str = "for"         # for, while, do
+    iter_symbol: str = ""     # bound to the iteration number when the models enumerate
+
+
+@dataclass(frozen=True)
+class Access:
+    array: str                # base: a parameter, a __shared__ array, a local array
+    space: str                # global, shared, local, constant, unknown
+    kind: str                 # load, store, atomic
+    address: Expr             # byte offset from the base
+    elem_size: int
+    elem_type: str
+    line: int
+    col: int
+    text: str
+    loops: tuple[Loop, ...]
+    guards: tuple[Expr, ...]  # conditions that hold where the access runs
+    function: str             # where it is written (a helper inlined into the kernel, or the kernel)
+
+    @property
+    def index(self) -> Expr:
+        """Element index, for display."""
+        return S.binop("/", self.address, S.const(self.elem_size)) if self.elem_size else self.address
+
+
+@dataclass(frozen=True)
+class Branch:
+    cond: Expr
+    line: int
+    col: int
+    loops: tuple[Loop, ...]
+    guards: tuple[Expr, ...]
+    text: str
+
+
+@dataclass(frozen=True)
+class Barrier:
+    name: str
+    line: int
+    col: int
+    loops: tuple[Loop, ...]
+    guards: tuple[Expr, ...]  # enclosing conditions (thread-dependent ones make it a bug)
+    loop_conds: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class FloatLiteral:
+    text: str
+    line: int
+    col: int
+    context: str              # the expression it appears in
+
+
+@dataclass(frozen=True)
+class Event:
+    """Program-order stream of shared accesses and barriers, for the race check."""
+
+    kind: str                 # "access" or "barrier"
+    item: object
+    depth: int                # loop depth
+
+
+@dataclass
+class KernelAccesses:
+    kernel: Function
+    accesses: list[Access] = field(default_factory=list)
+    branches: list[Branch] = field(default_factory=list)
+    barriers: list[Barrier] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    float_literals: list[FloatLiteral] = field(default_factory=list)
+    double_calls: list[tuple[str, int, int]] = field(default_factory=list)
+    local_types: dict[str, str] = field(default_factory=dict)
+    graph: nx.DiGraph = field(default_factory=nx.DiGraph)
+    notes: list[str] = field(default_factory=list)
+    uses_double: bool = False
+    uses_float: bool = False
+    flops_per_thread: int = 0       # arithmetic operators seen, a static count
+    _tainted: frozenset[str] | None = None
+
+    @property
+    def tainted(self) -> frozenset[str]:
+        """Symbols whose value may differ between threads of a block."""
+        if self._tainted is None:
+            out: set[str] = set()
+            for root in THREAD_ROOTS:
+                if root in self.graph:
+                    out.add(root)
+                    out.update(nx.descendants(self.graph, root))
+            self._tainted = frozenset(out)
+        return self._tainted
+
+    def thread_dependent(self, e: Expr) -> bool:
+        taint = self.tainted
+        return any(s in taint or s.startswith("threadIdx") for s in S.symbols(e))
+
+    def data_dependent(self, e: Expr) -> bool:
+        return S.has_load(e)
+
+
+@dataclass(frozen=True)
+class _Ptr:
+    base: str
+    offset: Expr              # bytes
+    elem_type: str
+    elem_size: int
+    space: str
+    dims: tuple[int | None, ...] = ()   # remaining array dimensions (multi-dimensional arrays)
+
+
+class _Opaque(Exception):
+    pass
+
+
+# ------------------------------------------------------------------ the walk
+
+def analyze(program: Program, kernel: Function, template_args: dict[str, int] | None = None) -> KernelAccesses:
+    """The accesses, branches, barriers and def-use graph of one kernel."""
+    walker = _Walker(program, kernel, template_args or {})
+    try:
+        walker.run()
+    except RecursionError:
+        walker.out.notes.append("nesting too deep: analysis of this kernel stopped early")
+    return walker.out
+
+
+class _Walker:
+    def __init__(self, program: Program, kernel: Function, template_args: dict[str, int]):
+        self.p = program
+        self.k = kernel
+        self.out = KernelAccesses(kernel)
+        self.g = self.out.graph
+        consts = dict(program.constants)
+        for name, v in kernel.template_params.items():
+            if name in template_args:
+                consts[name] = template_args[name]
+            elif v is not None:
+                consts[name] = v
+        self.consts = consts
+        self.env: dict[str, Expr] = {}
+        self.ptrs: dict[str, _Ptr] = {}
+        self.types: dict[str, str] = {}
+        self.loops: list[Loop] = []
+        self.guards: list[Expr] = []
+        self.function_stack: list[str] = [kernel.name]
+        self.returns: list[list[Expr]] = []
+        self.counter = 0
+        arrays = {a.name: a for a in program.globals_}
+        arrays.update({a.name: a for a in kernel.shared})
+        self.arrays = arrays
+        for prm in kernel.params:
+            self.types[prm.name] = prm.type + "*" * prm.pointer
+            if prm.pointer:
+                size = type_size(prm.type, program.structs) or (self.consts.get(prm.type) and None) or 4
+                self.ptrs[prm.name] = _Ptr(prm.name, S.const(0), prm.type, size, "global")
+            else:
+                self.g.add_node(prm.name)
+        for name in S.BUILTIN_SYMBOLS:
+            pass
+
+    # -- helpers
+    def text(self, node) -> str:
+        return self.p.text(node)
+
+    def fresh(self, name: str, line: int, deps: set[str]) -> Expr:
+        """An opaque symbol that stands for a value the walk cannot follow exactly."""
+        self.counter += 1
+        sym = f"{name}@{line}#{self.counter}"
+        self.g.add_node(sym)
+        for d in deps:
+            self.g.add_edge(d, sym)
+        return S.sym(sym)
+
+    def bound(self, e: Expr, name: str, line: int) -> Expr:
+        if S.size(e) > MAX_EXPR:
+            return self.fresh(name, line, S.symbols(e))
+        return e
+
+    def define(self, name: str, value: Expr, line: int) -> None:
+        value = self.bound(value, name, line)
+        self.env[name] = value
+        node = f"{name}@{line}"
+        for s in S.symbols(value):
+            self.g.add_edge(s, node)
+        if self.g.has_node(node) or not S.symbols(value):
+            self.g.add_node(node)
+
+    # -- entry
+    def run(self) -> None:
+        self.block(self.k.body)
+
+    # -- statements
+    def block(self, node) -> None:
+        children = list(node.named_children) if node.type == "compound_statement" else [node]
+        i = 0
+        while i < len(children):
+            st = children[i]
+            exits = self.statement(st)
+            if exits is not None:
+                # `if (c) return;` guards everything after it with !c
+                self.guards.append(S.binop("==", exits, S.const(0)) if exits[0] != "?" else exits)
+                self.block_rest(children[i + 1:])
+                self.guards.pop()
+                return
+            i += 1
+
+    def block_rest(self, statements) -> None:
+        for j, st in enumerate(statements):
+            exits = self.statement(st)
+            if exits is not None:
+                self.guards.append(S.binop("==", exits, S.const(0)))
+                self.block_rest(statements[j + 1:])
+                self.guards.pop()
+                return
+
+    def statement(self, st) -> Expr | None:
+        """Walk one statement; returns the condition of an early exit (`if (c) return;`)."""
+        t = st.type
+        if t == "compound_statement":
+            self.block(st)
+        elif t == "declaration":
+            self.declaration(st)
+        elif t == "expression_statement":
+            for c in st.named_children:
+                self.expr(c)
+        elif t == "if_statement":
+            return self.if_statement(st)
+        elif t == "for_statement":
+            self.for_statement(st)
+        elif t in ("while_statement", "do_statement"):
+            self.while_statement(st)
+        elif t == "return_statement":
+            vals = [self.expr(c) for c in st.named_children]
+            if self.returns and vals:
+                self.returns[-1].append(vals[0])
+        elif t in ("switch_statement",):
+            cond = st.child_by_field_name("condition")
+            c = self.expr(cond) if cond is not None else S.UNKNOWN
+            body = st.child_by_field_name("body")
+            if body is not None:
+                self.guards.append(self.fresh("switch", st.start_point[0] + 1, S.symbols(c)))
+                self.with_assignments_opaque(body, lambda: self.block(body))
+                self.guards.pop()
+        elif t in ("case_statement", "labeled_statement"):
+            for c in st.named_children:
+                if c.type.endswith("statement") or c.type == "declaration":
+                    self.statement(c)
+        elif t == "preproc_call" or t == "comment":
+            pass
+        elif t.startswith("preproc_"):
+            for c in st.named_children:
+                if c.type.endswith("statement") or c.type in ("declaration", "compound_statement"):
+                    self.statement(c)
+        return None
+
+    def declaration(self, st) -> None:
+        tnode = st.child_by_field_name("type")
+        base = self.text(tnode) if tnode is not None else "int"
+        quals = {self.text(c) for c in st.children if c.type in ("type_qualifier", "storage_class_specifier")}
+        if "__shared__" in quals or "__constant__" in quals:
+            return  # recorded by the parser
+        for decl in st.children_by_field_name("declarator"):
+            value_node = None
+            if decl.type == "init_declarator":
+                value_node = decl.child_by_field_name("value")
+                decl = decl.child_by_field_name("declarator")
+            depth = 0
+            dims: list[int | None] = []
+            while decl is not None and decl.type in ("pointer_declarator", "array_declarator", "reference_declarator"):
+                if decl.type == "pointer_declarator":
+                    depth += 1
+                elif decl.type == "array_declarator":
+                    size = decl.child_by_field_name("size")
+                    v = self.const_value(size) if size is not None else None
+                    dims.append(int(v) if isinstance(v, (int, float)) else None)
+                decl = decl.child_by_field_name("declarator")
+            if decl is None:
+                continue
+            name = self.text(decl)
+            line = st.start_point[0] + 1
+            self.types[name] = base + "*" * depth
+            if base in DOUBLE_TYPES:
+                self.out.uses_double = True
+            if base in FLOAT_TYPES:
+                self.out.uses_float = True
+            if dims:
+                size = type_size(base, self.p.structs) or 4
+                self.ptrs[name] = _Ptr(name, S.const(0), base, size, "local", tuple(reversed(dims)))
+                if value_node is not None:
+                    self.expr(value_node)
+                continue
+            if depth:
+                ptr = self.pointer(value_node) if value_node is not None else None
+                if ptr is not None:
+                    elem = base if base not in ("auto",) else ptr.elem_type
+                    size = type_size(elem, self.p.structs) or ptr.elem_size
+                    self.ptrs[name] = _Ptr(ptr.base, ptr.offset, elem, size, ptr.space)
+                elif value_node is not None:
+                    self.expr(value_node)
+                continue
+            if value_node is None:
+                self.define(name, self.fresh(name, line, set()), line)
+                continue
+            if value_node.type in ("initializer_list", "argument_list"):
+                for c in value_node.named_children:
+                    self.expr(c)
+                self.define(name, self.fresh(name, line, set()), line)
+                continue
+            ptr = self.pointer(value_node) if base == "auto" else None
+            if ptr is not None:
+                self.ptrs[name] = ptr
+                continue
+            self.define(name, self.expr(value_node), line)
+
+    def if_statement(self, st) -> Expr | None:
+        cond_node = st.child_by_field_name("condition")
+        cond = self.expr(cond_node) if cond_node is not None else S.UNKNOWN
+        line, col = st.start_point[0] + 1, st.start_point[1] + 1
+        self.out.branches.append(Branch(cond, line, col, tuple(self.loops), tuple(self.guards),
+                                        self.text(cond_node) if cond_node is not None else ""))
+        then = st.child_by_field_name("consequence")
+        alt = st.child_by_field_name("alternative")
+        before = dict(self.env)
+        self.guards.append(cond)
+        if then is not None:
+            self.statement(then)
+        self.guards.pop()
+        after_then = self.env
+        self.env = dict(before)
+        if alt is not None:
+            self.guards.append(S.binop("==", cond, S.const(0)))
+            for c in alt.named_children:
+                self.statement(c)
+            self.guards.pop()
+        after_else = self.env
+        # merge: a variable set differently on the two paths is cond ? a : b
+        merged = dict(before)
+        for name in set(after_then) | set(after_else):
+            a = after_then.get(name, before.get(name))
+            b = after_else.get(name, before.get(name))
+            if a is None or b is None:
+                merged[name] = a if b is None else b
+            elif a == b:
+                merged[name] = a
+            else:
+                merged[name] = self.bound(("?:", cond, a, b), name, line)
+                for s in S.symbols(merged[name]):
+                    self.g.add_edge(s, f"{name}@{line}")
+        self.env = merged
+        if alt is None and then is not None and self._ends_in_exit(then):
+            return cond
+        return None
+
+    def _ends_in_exit(self, node) -> bool:
+        if node.type == "return_statement":
+            return True
+        if node.type == "compound_statement" and node.named_children:
+            return node.named_children[-1].type == "return_statement"
+        return False
+
+    def assigned_names(self, node) -> dict[str, list]:
+        """name -> the assignment nodes to it inside `node` (for loop-carried variables)."""
+        out: dict[str, list] = {}
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.type in ("assignment_expression", "update_expression"):
+                target = n.child_by_field_name("left") if n.type == "assignment_expression" else n.child_by_field_name("argument")
+                if target is not None and target.type == "identifier":
+                    out.setdefault(self.text(target), []).append(n)
+            stack.extend(n.children)
+        return out
+
+    def with_assignments_opaque(self, body, walk) -> None:
+        """Variables changed in a loop or switch body are opaque there and after."""
+        changed = self.assigned_names(body)
+        line = body.start_point[0] + 1
+        for name in changed:
+            if name in self.env:
+                self.define(name, self.fresh(name, line, S.symbols(self.env[name])), line)
+        walk()
+        for name in changed:
+            if name in self.env:
+                deps = S.symbols(self.env[name])
+                self.define(name, self.fresh(name, line, deps), line)
+
+    def for_statement(self, st) -> None:
+        line = st.start_point[0] + 1
+        init = st.child_by_field_name("initializer")
+        var = None
+        init_value: Expr = S.UNKNOWN
+        if init is not None:
+            if init.type == "declaration":
+                for decl in init.children_by_field_name("declarator"):
+                    if decl.type == "init_declarator":
+                        name_node = decl.child_by_field_name("declarator")
+                        value = decl.child_by_field_name("value")
+                        if name_node is not None and name_node.type == "identifier":
+                            var = self.text(name_node)
+                            init_value = self.expr(value) if value is not None else S.UNKNOWN
+                            tnode = init.child_by_field_name("type")
+                            self.types[var] = self.text(tnode) if tnode is not None else "int"
+            elif init.type == "assignment_expression":
+                left = init.child_by_field_name("left")
+                if left is not None and left.type == "identifier":
+                    var = self.text(left)
+                    init_value = self.expr(init.child_by_field_name("right"))
+            else:
+                self.expr(init)
+        update = st.child_by_field_name("update")
+        body = st.child_by_field_name("body")
+        step = self._step(update, var) if update is not None else None
+        changed = self.assigned_names(body) if body is not None else {}
+        if var is not None and var in changed:
+            step = None  # the body moves the induction variable too: no closed form
+        loop_sym = f"{var}@{line}" if var else None
+        iter_sym = f"iter@{line}"
+        self.g.add_node(iter_sym)
+        if var is not None:
+            for s in S.symbols(init_value):
+                self.g.add_edge(s, loop_sym)
+            if step is not None:
+                for s in S.symbols(step[1]):
+                    self.g.add_edge(s, loop_sym)
+        saved = self.env.get(var) if var else None
+        if var is not None:
+            self.env[var] = S.sym(loop_sym)
+        cond_node = st.child_by_field_name("condition")
+        # Loop-carried variables (`acc += x`, `p += stride`) get an opaque symbol inside the loop,
+        # or, for a loop-invariant increment, value0 + iter * increment.
+        carried = self._carried(changed, var, line, iter_sym)
+        cond = self.expr(cond_node) if cond_node is not None else None
+        if var is not None and cond is not None:
+            for s in S.symbols(cond):
+                if s != loop_sym:
+                    self.g.add_edge(s, loop_sym)
+        loop = Loop(loop_sym, init_value, cond, step, line, "for", iter_sym)
+        self.loops.append(loop)
+        if cond is not None:
+            self.guards.append(cond)
+        if body is not None:
+            self.statement(body)
+        if update is not None:
+            self.expr(update)
+        if cond is not None:
+            self.guards.pop()
+        self.loops.pop()
+        for name in carried:
+            self.define(name, self.fresh(name, line, S.symbols(self.env.get(name, S.UNKNOWN)) | {iter_sym}), line)
+        if var is not None:
+            if saved is not None:
+                self.env[var] = self.fresh(var, line, {loop_sym})
+            else:
+                self.env.pop(var, None)
+
+    def _carried(self, changed: dict[str, list], var: str | None, line: int, iter_sym: str) -> list[str]:
+        carried = []
+        for name, nodes in changed.items():
+            if name == var:
+                continue
+            if name in self.ptrs:
+                inc = self._pointer_increment(nodes)
+                ptr = self.ptrs[name]
+                if inc is not None:
+                    offset = S.binop("+", ptr.offset, S.binop("*", S.sym(iter_sym), S.binop("*", inc, S.const(ptr.elem_size))))
+                    self.ptrs[name] = _Ptr(ptr.base, offset, ptr.elem_type, ptr.elem_size, ptr.space, ptr.dims)
+                continue
+            if name not in self.env:
+                continue
+            carried.append(name)
+            old = self.env[name]
+            inc = self._invariant_increment(nodes, changed)
+            if inc is not None:
+                self.env[name] = self.bound(S.binop("+", old, S.binop("*", S.sym(iter_sym), inc)), name, line)
+                for s in S.symbols(self.env[name]):
+                    self.g.add_edge(s, f"{name}@{line}")
+            else:
+                deps = set(S.symbols(old))
+                for n in nodes:
+                    right = n.child_by_field_name("right")
+                    if right is not None:
+                        deps |= S.symbols(self.expr_quiet(right))
+                self.define(name, self.fresh(name, line, deps), line)
+        return carried
+
+    def _invariant_increment(self, nodes, changed) -> Expr | None:
+        if len(nodes) != 1:
+            return None
+        n = nodes[0]
+        if n.type == "update_expression":
+            op = next((c.type for c in n.children if c.type in ("++", "--")), "++")
+            return S.const(1 if op == "++" else -1)
+        op = n.child_by_field_name("operator")
+        right = n.child_by_field_name("right")
+        if op is None or right is None or self.text(op) not in ("+=", "-="):
+            return None
+        inc = self.expr_quiet(right)
+        if S.is_unknown(inc) or any(s.split("@")[0] in changed for s in S.symbols(inc)):
+            return None
+        return inc if self.text(op) == "+=" else S.binop("-", S.const(0), inc)
+
+    def _pointer_increment(self, nodes) -> Expr | None:
+        return self._invariant_increment(nodes, {})
+
+    def _step(self, update, var: str | None) -> tuple[str, Expr] | None:
+        if var is None:
+            return None
+        if update.type == "update_expression":
+            arg = update.child_by_field_name("argument")
+            if arg is not None and self.text(arg) == var:
+                op = next((c.type for c in update.children if c.type in ("++", "--")), "++")
+                return ("+=", S.const(1 if op == "++" else -1))
+        if update.type == "assignment_expression":
+            left = update.child_by_field_name("left")
+            op = update.child_by_field_name("operator")
+            right = update.child_by_field_name("right")
+            if left is not None and self.text(left) == var and op is not None and right is not None:
+                o = self.text(op)
+                value = self.expr_quiet(right)
+                if o in ("+=", "-=", "*=", "/=", "<<=", ">>="):
+                    return (o, value)
+                if o == "=" and right.type == "binary_expression":
+                    # i = i + k
+                    l2 = right.child_by_field_name("left")
+                    r2 = right.child_by_field_name("right")
+                    bop = right.child_by_field_name("operator")
+                    if l2 is not None and self.text(l2) == var and bop is not None and r2 is not None:
+                        return (self.text(bop) + "=", self.expr_quiet(r2))
+        if update.type == "comma_expression":
+            return None
+        return None
+
+    def while_statement(self, st) -> None:
+        line = st.start_point[0] + 1
+        body = st.child_by_field_name("body")
+        cond_node = st.child_by_field_name("condition")
+        iter_sym = f"iter@{line}"
+        self.g.add_node(iter_sym)
+        changed = self.assigned_names(st)
+        carried = self._carried(changed, None, line, iter_sym)
+        cond = self.expr(cond_node) if cond_node is not None else None
+        loop = Loop(None, S.UNKNOWN, cond, None, line, "while" if st.type == "while_statement" else "do", iter_sym)
+        self.loops.append(loop)
+        if cond is not None:
+            self.guards.append(cond)
+        if body is not None:
+            self.statement(body)
+        if cond is not None:
+            self.guards.pop()
+        self.loops.pop()
+        for name in carried:
+            self.define(name, self.fresh(name, line, S.symbols(self.env.get(name, S.UNKNOWN)) | {iter_sym}), line)
+
+    # -- expressions
+    def const_value(self, node):
+        e = self.expr_quiet(node)
+        return e[1] if e[0] == "c" else None
+
+    def expr_quiet(self, node) -> Expr:
+        """Value of an expression without recording the accesses in it (they are recorded elsewhere)."""
+        saved = (len(self.out.accesses), len(self.out.events), len(self.out.float_literals), len(self.out.branches),
+                 len(self.out.double_calls), self.out.flops_per_thread)
+        try:
+            return self.expr(node)
+        finally:
+            del self.out.accesses[saved[0]:]
+            del self.out.events[saved[1]:]
+            del self.out.float_literals[saved[2]:]
+            del self.out.branches[saved[3]:]
+            del self.out.double_calls[saved[4]:]
+            self.out.flops_per_thread = saved[5]
+
+    def expr(self, node) -> Expr:
+        if node is None:
+            return S.UNKNOWN
+        t = node.type
+        if t == "number_literal":
+            return self.number(node)
+        if t == "identifier":
+            name = self.text(node)
+            if name in self.env:
+                return self.env[name]
+            if name in self.consts:
+                return S.const(self.consts[name])
+            if name == "warpSize":
+                return S.const(32)
+            if self.k.param(name) is not None and not self.k.param(name).pointer:
+                return S.sym(name)
+            return S.sym(name) if name not in self.ptrs else S.UNKNOWN
+        if t == "field_expression":
+            return self.field(node)
+        if t in ("parenthesized_expression", "condition_clause"):
+            inner = node.named_children
+            return self.expr(inner[-1]) if inner else S.UNKNOWN
+        if t == "binary_expression":
+            return self.binary(node)
+        if t == "unary_expression":
+            op = node.child_by_field_name("operator")
+            arg = self.expr(node.child_by_field_name("argument"))
+            o = self.text(op) if op is not None else "-"
+            if arg[0] == "c":
+                v = S._unary(o, arg[1])
+                if v is not None:
+                    return S.const(v)
+            return ("u", o, arg)
+        if t == "conditional_expression":
+            c = self.expr(node.child_by_field_name("condition"))
+            self.guards.append(c)
+            a = self.expr(node.child_by_field_name("consequence"))
+            self.guards.pop()
+            self.guards.append(S.binop("==", c, S.const(0)))
+            b = self.expr(node.child_by_field_name("alternative"))
+            self.guards.pop()
+            return ("?:", c, a, b)
+        if t == "cast_expression":
+            tnode = node.child_by_field_name("type")
+            value = node.child_by_field_name("value")
+            ttext = self.text(tnode) if tnode is not None else ""
+            v = self.expr(value)
+            if ttext.strip() in DOUBLE_TYPES:
+                self.out.uses_double = True
+            return v
+        if t == "subscript_expression" or (t == "pointer_expression" and self._op(node) == "*"):
+            return self.load(node)
+        if t == "pointer_expression":  # &x: an address, not an access
+            self.pointer(node)
+            return S.UNKNOWN
+        if t == "assignment_expression":
+            return self.assignment(node)
+        if t == "update_expression":
+            return self.update(node)
+        if t == "call_expression":
+            return self.call(node)
+        if t == "comma_expression":
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            self.expr(left)
+            return self.expr(right)
+        if t in ("sizeof_expression",):
+            tnode = node.child_by_field_name("type")
+            if tnode is not None:
+                size = type_size(self.text(tnode), self.p.structs)
+                if size:
+                    return S.const(size)
+            return S.UNKNOWN
+        if t in ("true", "false"):
+            return S.const(1 if t == "true" else 0)
+        if t in ("initializer_list", "argument_list"):
+            for c in node.named_children:
+                self.expr(c)
+            return S.UNKNOWN
+        if t in ("char_literal", "string_literal", "concatenated_string", "null", "nullptr"):
+            return S.UNKNOWN
+        for c in node.named_children:
+            self.expr(c)
+        return S.UNKNOWN
+
+    def _op(self, node) -> str:
+        op = node.child_by_field_name("operator")
+        return self.text(op) if op is not None else ""
+
+    def number(self, node) -> Expr:
+        raw = self.text(node)
+        txt = raw.lower().rstrip("ul")
+        try:
+            if txt.startswith("0x"):
+                return S.const(int(txt, 16))
+            if txt.startswith("0b"):
+                return S.const(int(txt, 2))
+            if any(ch in txt for ch in ".e") and not txt.startswith("0x") or txt.endswith("f"):
+                is_float = txt.endswith("f")
+                value = float(txt.rstrip("f"))
+                if not is_float:
+                    parent = node.parent
+                    self.out.float_literals.append(FloatLiteral(raw, node.start_point[0] + 1, node.start_point[1] + 1,
+                                                                self.text(parent) if parent is not None else raw))
+                return S.const(value)
+            if len(txt) > 1 and txt.startswith("0") and txt.isdigit():
+                return S.const(int(txt, 8))
+            return S.const(int(txt))
+        except ValueError:
+            return S.UNKNOWN
+
+    def field(self, node) -> Expr:
+        arg = node.child_by_field_name("argument")
+        fld = node.child_by_field_name("field")
+        if arg is not None and fld is not None and arg.type == "identifier" and self.text(arg) in _BUILTIN_FIELDS:
+            name = f"{self.text(arg)}.{self.text(fld)}"
+            self.g.add_node(name)
+            return S.sym(name)
+        if arg is not None and arg.type in ("subscript_expression", "pointer_expression", "field_expression") or (
+                arg is not None and arg.type == "identifier" and self.text(arg) in self.ptrs):
+            return self.load(node)
+        if arg is not None:
+            base = self.expr(arg)
+            return self.fresh(self.text(node)[:20], node.start_point[0] + 1, S.symbols(base)) if S.symbols(base) else S.UNKNOWN
+        return S.UNKNOWN
+
+    def binary(self, node) -> Expr:
+        op = self._op(node)
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        a = self.expr(left)
+        b = self.expr(right)
+        if op in ("+", "-", "*", "/"):
+            self.out.flops_per_thread += 1
+        return S.binop(op, a, b)
+
+    def assignment(self, node) -> Expr:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        op = self._op(node)
+        line = node.start_point[0] + 1
+        if left is not None and left.type == "identifier":
+            name = self.text(left)
+            if name in self.ptrs and self.ptrs[name].space != "local":
+                ptr = self.ptrs[name]
+                if op == "=":
+                    new = self.pointer(right)
+                    if new is not None:
+                        self.ptrs[name] = new
+                    return S.UNKNOWN
+                if op in ("+=", "-="):
+                    inc = self.expr(right)
+                    step = S.binop("*", inc, S.const(ptr.elem_size))
+                    offset = S.binop(op[0], ptr.offset, step)
+                    self.ptrs[name] = _Ptr(ptr.base, self.bound(offset, name, line), ptr.elem_type, ptr.elem_size,
+                                           ptr.space, ptr.dims)
+                    return S.UNKNOWN
+            value = self.expr(right)
+            if op == "=":
+                self.define(name, value, line)
+            else:
+                old = self.env.get(name, S.sym(name))
+                self.define(name, S.binop(op[:-1], old, value), line)
+                if op[:-1] in "+-*/":
+                    self.out.flops_per_thread += 1
+            return self.env.get(name, S.UNKNOWN)
+        value = self.expr(right)
+        if left is not None:
+            if op != "=":
+                self.load(left)  # compound assignment reads first
+                self.out.flops_per_thread += 1
+            self.store(left)
+        return value
+
+    def update(self, node) -> Expr:
+        arg = node.child_by_field_name("argument")
+        op = next((c.type for c in node.children if c.type in ("++", "--")), "++")
+        line = node.start_point[0] + 1
+        if arg is not None and arg.type == "identifier":
+            name = self.text(arg)
+            if name in self.ptrs:
+                ptr = self.ptrs[name]
+                offset = S.binop("+" if op == "++" else "-", ptr.offset, S.const(ptr.elem_size))
+                self.ptrs[name] = _Ptr(ptr.base, offset, ptr.elem_type, ptr.elem_size, ptr.space, ptr.dims)
+                return S.UNKNOWN
+            old = self.env.get(name, S.sym(name))
+            self.define(name, S.binop("+" if op == "++" else "-", old, S.const(1)), line)
+            return old
+        if arg is not None:
+            self.load(arg)
+            self.store(arg)
+        return S.UNKNOWN
+
+    def call(self, node) -> Expr:
+        fn = node.child_by_field_name("function")
+        args_node = node.child_by_field_name("arguments")
+        args = list(args_node.named_children) if args_node is not None else []
+        name = self.text(fn) if fn is not None else ""
+        line, col = node.start_point[0] + 1, node.start_point[1] + 1
+        if fn is not None and fn.type == "template_function":
+            base = fn.child_by_field_name("name")
+            base_name = self.text(base) if base is not None else name
+            if base_name in _CASTS and args:
+                return self.expr(args[0])
+            name = base_name
+        if fn is not None and fn.type == "field_expression":
+            method = fn.child_by_field_name("field")
+            mname = self.text(method) if method is not None else ""
+            obj = fn.child_by_field_name("argument")
+            if mname in ("sync",):
+                self.barrier("__syncthreads" if "block" in self.text(obj or fn) or "grid" not in self.text(obj or fn) else "grid.sync", line, col)
+                return S.UNKNOWN
+            if mname in ("thread_rank",):
+                for a in args:
+                    self.expr(a)
+                self.g.add_edge("threadIdx.x", "%thread")
+                return self.fresh("thread_rank", line, {"%thread"})
+            if mname.startswith("shfl") or mname in ("ballot", "any", "all", "match_any"):
+                deps = set()
+                for a in args:
+                    deps |= S.symbols(self.expr(a))
+                self.g.add_edge("threadIdx.x", "%thread")
+                return self.fresh(mname, line, deps | {"%thread"})
+        if name in _BARRIERS:
+            for a in args:
+                self.expr(a)
+            self.barrier(name, line, col)
+            return S.UNKNOWN
+        if name in _ATOMICS and args:
+            value = [self.expr(a) for a in args[1:]]
+            ptr = self.pointer(args[0])
+            if ptr is not None:
+                self.record(ptr, "atomic", node, S.const(0))
+            deps = set().union(*(S.symbols(v) for v in value)) if value else set()
+            self.g.add_edge("threadIdx.x", "%thread")
+            return self.fresh(name, line, deps | {"%thread"})
+        if name in _LOAD_INTRINSICS and args:
+            ptr = self.pointer(args[0])
+            if ptr is not None:
+                return self.record(ptr, "load", node, S.const(0))
+            return self.expr(args[0])
+        if name in _STORE_INTRINSICS and len(args) >= 2:
+            self.expr(args[1])
+            ptr = self.pointer(args[0])
+            if ptr is not None:
+                self.record(ptr, "store", node, S.const(0))
+            return S.UNKNOWN
+        values = [self.expr(a) for a in args]
+        if name.startswith("__shfl") or name in ("__ballot_sync", "__any_sync", "__all_sync", "__activemask",
+                                                   "__match_any_sync", "__popc", "__ffs", "__clz", "clock", "clock64",
+                                                   "__lanemask_lt"):
+            deps = set().union(*(S.symbols(v) for v in values)) if values else set()
+            if name.startswith("__shfl") or name.startswith("__ballot") or name == "__activemask":
+                self.g.add_edge("threadIdx.x", "%thread")
+                deps.add("%thread")
+            return self.fresh(name.strip("_"), line, deps)
+        if name in S._CALLS:
+            return ("f", name, tuple(values))
+        self._note_double_call(name, values, line, col)
+        callee = self.p.function(name)
+        if callee is not None and callee.kind != "global" and callee.body is not None and len(self.function_stack) <= MAX_INLINE_DEPTH \
+                and callee.name not in self.function_stack:
+            return self.inline(callee, args, values)
+        deps = set().union(*(S.symbols(v) for v in values)) if values else set()
+        if name in ("sqrtf", "expf", "__expf", "logf", "__logf", "sinf", "cosf", "tanhf", "powf", "rsqrtf", "fmaf",
+                    "__fdividef", "exp2f", "erff", "__sinf", "__cosf"):
+            self.out.flops_per_thread += 1
+            self.out.uses_float = True
+        return self.fresh(name[:24] or "call", line, deps) if deps else S.UNKNOWN
+
+    _DOUBLE_MATH = {"sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "pow", "fabs", "floor", "ceil", "erf", "rsqrt",
+                    "exp2", "log2", "log10", "fma", "fmod", "atan", "atan2", "asin", "acos", "sinh", "cosh", "cbrt"}
+
+    def _note_double_call(self, name: str, values, line: int, col: int) -> None:
+        if name in self._DOUBLE_MATH:
+            self.out.double_calls.append((name, line, col))
+
+    def inline(self, callee: Function, arg_nodes, values) -> Expr:
+        saved = (self.env, self.ptrs, self.types)
+        env: dict[str, Expr] = {}
+        ptrs = dict(self.ptrs)
+        for prm, node, value in zip(callee.params, arg_nodes, values):
+            if prm.pointer:
+                ptr = self.pointer(node)
+                if ptr is not None:
+                    size = type_size(prm.type, self.p.structs) or ptr.elem_size
+                    ptrs[prm.name] = _Ptr(ptr.base, ptr.offset, prm.type, size, ptr.space, ptr.dims)
+            else:
+                env[prm.name] = value
+        self.env, self.ptrs, self.types = env, ptrs, dict(self.types)
+        self.function_stack.append(callee.name)
+        self.returns.append([])
+        try:
+            self.block(callee.body)
+            rets = self.returns[-1]
+        finally:
+            self.returns.pop()
+            self.function_stack.pop()
+            self.env, self.ptrs, self.types = saved
+        if len(rets) == 1:
+            return rets[0]
+        deps = set().union(*(S.symbols(r) for r in rets)) if rets else set()
+        return self.fresh(callee.name, callee.line, deps) if deps else S.UNKNOWN
+
+    def barrier(self, name: str, line: int, col: int) -> None:
+        loop_conds = tuple(l.cond for l in self.loops if l.cond is not None)
+        b = Barrier(name, line, col, tuple(self.loops), tuple(self.guards), loop_conds)
+        self.out.barriers.append(b)
+        self.out.events.append(Event("barrier", b, len(self.loops)))
+
+    # -- memory
+    def pointer(self, node) -> _Ptr | None:
+        """The pointer an expression denotes (base, byte offset, element type), or None."""
+        if node is None:
+            return None
+        t = node.type
+        if t == "identifier":
+            name = self.text(node)
+            if name in self.ptrs:
+                return self.ptrs[name]
+            arr = self.arrays.get(name)
+            if arr is not None:
+                size = type_size(arr.type, self.p.structs) or 4
+                return _Ptr(name, S.const(0), arr.type, size, arr.space if arr.space != "device" else "global", arr.dims)
+            return None
+        if t == "parenthesized_expression":
+            inner = node.named_children
+            return self.pointer(inner[-1]) if inner else None
+        if t == "pointer_expression" and self._op(node) == "&":
+            target = node.child_by_field_name("argument")
+            return self.address_of(target)
+        if t == "binary_expression" and self._op(node) in ("+", "-"):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            p = self.pointer(left)
+            if p is not None:
+                off = self.expr(right)
+                step = S.binop("*", off, S.const(p.elem_size))
+                return _Ptr(p.base, S.binop(self._op(node), p.offset, step), p.elem_type, p.elem_size, p.space)
+            p = self.pointer(right) if self._op(node) == "+" else None
+            if p is not None:
+                off = self.expr(left)
+                return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", off, S.const(p.elem_size))), p.elem_type,
+                            p.elem_size, p.space)
+            return None
+        if t == "cast_expression":
+            tnode = node.child_by_field_name("type")
+            p = self.pointer(node.child_by_field_name("value"))
+            if p is not None and tnode is not None:
+                return self._retype(p, self.text(tnode))
+            return p
+        if t == "call_expression":
+            fn = node.child_by_field_name("function")
+            args = node.child_by_field_name("arguments")
+            if fn is not None and fn.type == "template_function" and args is not None and args.named_children:
+                name_node = fn.child_by_field_name("name")
+                if name_node is not None and self.text(name_node) in _CASTS:
+                    p = self.pointer(args.named_children[0])
+                    targs = fn.child_by_field_name("arguments")
+                    if p is not None and targs is not None:
+                        return self._retype(p, self.text(targs)[1:-1])
+                    return p
+            return None
+        if t == "subscript_expression":
+            # a row of a multi-dimensional array
+            p = self.pointer(node.child_by_field_name("argument"))
+            if p is not None and len(p.dims) > 1:
+                idx = self._index(node)
+                row = 1
+                for d in p.dims[1:]:
+                    row *= d if d else 1
+                off = S.binop("+", p.offset, S.binop("*", idx, S.const(row * p.elem_size)))
+                return _Ptr(p.base, off, p.elem_type, p.elem_size, p.space, p.dims[1:])
+            return None
+        if t == "conditional_expression":
+            return self.pointer(node.child_by_field_name("consequence"))
+        return None
+
+    def _retype(self, p: _Ptr, type_text: str) -> _Ptr:
+        base = type_text.replace("*", " ").replace("const", " ").replace("volatile", " ").replace("__restrict__", " ")
+        base = " ".join(base.split())
+        size = type_size(base, self.p.structs)
+        if size is None:
+            return p
+        return _Ptr(p.base, p.offset, base, size, p.space)
+
+    def _index(self, node) -> Expr:
+        idx_list = node.child_by_field_name("indices")
+        if idx_list is not None and idx_list.named_children:
+            return self.expr(idx_list.named_children[0])
+        idx = node.child_by_field_name("index")
+        return self.expr(idx) if idx is not None else S.UNKNOWN
+
+    def address_of(self, target) -> _Ptr | None:
+        """&a[i], &a[i][j], &s.f, &a[i].x: the pointer, without an access."""
+        if target is None:
+            return None
+        if target.type == "subscript_expression":
+            p = self.pointer(target.child_by_field_name("argument"))
+            if p is None:
+                return None
+            idx = self._index(target)
+            if len(p.dims) > 1:
+                row = 1
+                for d in p.dims[1:]:
+                    row *= d if d else 1
+                return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", idx, S.const(row * p.elem_size))), p.elem_type,
+                            p.elem_size, p.space, p.dims[1:])
+            return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", idx, S.const(p.elem_size))), p.elem_type,
+                        p.elem_size, p.space)
+        if target.type == "field_expression":
+            return self._field_ptr(target)
+        if target.type == "identifier":
+            return self.pointer(target)
+        if target.type == "parenthesized_expression" and target.named_children:
+            return self.address_of(target.named_children[-1])
+        if target.type == "pointer_expression" and self._op(target) == "*":
+            return self.pointer(target.child_by_field_name("argument"))
+        return None
+
+    def _field_ptr(self, node) -> _Ptr | None:
+        arg = node.child_by_field_name("argument")
+        fld = node.child_by_field_name("field")
+        operator = self._op(node)
+        base = self.pointer(arg) if operator == "->" else self.address_of(arg)
+        if base is None or fld is None:
+            return None
+        fname = self.text(fld)
+        fields = self.p.fields.get(base.elem_type)
+        if fields and fname in fields:
+            off, ftype = fields[fname]
+            size = type_size(ftype, self.p.structs) or 4
+            return _Ptr(base.base, S.binop("+", base.offset, S.const(off)), ftype, size, base.space)
+        comp = _COMPONENT_TYPE.get(base.elem_type)
+        if comp is not None and fname in _VECTOR_COMPONENTS:
+            size = type_size(comp) or 4
+            return _Ptr(base.base, S.binop("+", base.offset, S.const(_VECTOR_COMPONENTS[fname] * size)), comp, size,
+                        base.space)
+        return None
+
+    def load(self, node) -> Expr:
+        ptr = self.address_of(node) if node.type != "pointer_expression" else self.pointer(node.child_by_field_name("argument"))
+        if node.type == "field_expression" and ptr is None:
+            return S.UNKNOWN
+        if ptr is None:
+            self._visit_children(node)
+            return S.UNKNOWN
+        return self.record(ptr, "load", node, S.const(0))
+
+    def store(self, node) -> None:
+        if node.type == "pointer_expression" and self._op(node) == "*":
+            ptr = self.pointer(node.child_by_field_name("argument"))
+        else:
+            ptr = self.address_of(node)
+        if ptr is None:
+            self._visit_children(node)
+            return
+        self.record(ptr, "store", node, S.const(0))
+
+    def _visit_children(self, node) -> None:
+        for c in node.named_children:
+            if c.type not in ("field_identifier",):
+                self.expr(c)
+
+    def record(self, ptr: _Ptr, kind: str, node, extra: Expr) -> Expr:
+        if ptr.dims and len(ptr.dims) > 1:
+            return S.UNKNOWN  # a whole row, not an element
+        line, col = node.start_point[0] + 1, node.start_point[1] + 1
+        address = self.bound(S.binop("+", ptr.offset, extra), ptr.base, line)
+        acc = Access(ptr.base, ptr.space, kind, address, ptr.elem_size, ptr.elem_type, line, col,
+                     self.text(node)[:80], tuple(self.loops), tuple(self.guards), self.function_stack[-1])
+        self.out.accesses.append(acc)
+        node_id = f"access#{len(self.out.accesses) - 1}"
+        self.g.add_node(node_id, array=ptr.base, space=ptr.space, kind=kind, line=line)
+        for s in S.symbols(address):
+            self.g.add_edge(s, node_id)
+        if ptr.space == "shared":
+            self.out.events.append(Event("access", acc, len(self.loops)))
+        if ptr.elem_type in DOUBLE_TYPES:
+            self.out.uses_double = True
+        if ptr.elem_type in FLOAT_TYPES:
+            self.out.uses_float = True
+        return ("ld", ptr.base, address) if kind != "store" else S.UNKNOWN

@@ -1,0 +1,321 @@
+"""`python -m analyzer lint|rules|explain`.
+
+Exit codes: 0 clean, 1 findings, 2 usage or input error (missing path, no
+CUDA files, binary or non-UTF-8 or oversized file, bad config). Input errors
+are one line each on stderr; every other file's results are still printed.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+from pathlib import Path
+
+from . import ParserUnavailable
+from .config import Config, ConfigError, find, load
+from .rules import Options, all_rules, select
+
+CUDA_SUFFIXES = {".cu", ".cuh"}
+DEFAULT_MAX_BYTES = 8 << 20
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+@dataclasses.dataclass
+class InputError:
+    path: str
+    message: str
+
+    def line(self) -> str:
+        return f"{self.path}: error: {self.message}"
+
+
+# ------------------------------------------------------------------ inputs
+
+def collect(paths: list[str], cfg: Config, include_python: bool) -> tuple[list[Path], list[InputError]]:
+    files: list[Path] = []
+    errors: list[InputError] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            errors.append(InputError(raw, "no such file or directory"))
+            continue
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file() and (
+                f.suffix in CUDA_SUFFIXES or (include_python and f.suffix == ".py")) and not cfg.excluded(f)
+                and not any(part.startswith(".") for part in f.relative_to(p).parts[:-1]))
+            if not found:
+                kinds = "*.cu, *.cuh" + (", *.py" if include_python else "")
+                errors.append(InputError(raw, f"no CUDA files ({kinds}) under this directory"))
+            files.extend(found)
+        elif not cfg.excluded(p):
+            files.append(p)
+    unique = list(dict.fromkeys(files))
+    return unique, errors
+
+
+def read(path: Path, max_bytes: int) -> tuple[str | None, InputError | None]:
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            return None, InputError(str(path), f"file is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit "
+                                               f"(--max-file-size)")
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, InputError(str(path), f"cannot read: {exc.strerror or exc}")
+    if b"\x00" in data[:8192]:
+        return None, InputError(str(path), "binary file, not CUDA source")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        return None, InputError(str(path), f"not UTF-8: byte 0x{data[exc.start]:02x} at line {line}")
+    return text, None
+
+
+# ------------------------------------------------------------------ lint
+
+def _ints(text: str, what: str) -> tuple[int, int, int]:
+    try:
+        vals = [int(v) for v in text.replace("x", ",").split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"{what} must be like 256 or 32,8 or 32x8x1, got {text!r}") from None
+    if not 1 <= len(vals) <= 3 or any(v <= 0 for v in vals):
+        raise UsageError(f"{what} must be 1 to 3 positive integers, got {text!r}")
+    return tuple(vals + [1] * (3 - len(vals)))  # type: ignore[return-value]
+
+
+def _args(items: list[str]) -> dict[str, int | float]:
+    out: dict[str, int | float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--arg takes NAME=VALUE, got {item!r}")
+        try:
+            out[name.strip()] = int(value, 0)
+        except ValueError:
+            try:
+                out[name.strip()] = float(value)
+            except ValueError:
+                raise UsageError(f"--arg {name}: {value!r} is not a number") from None
+    return out
+
+
+def lint_command(ns: argparse.Namespace) -> int:
+    from .lint import LaunchSpec, LintSettings, FileResult, lint_source
+    from . import report
+    from .pyextract import extract
+
+    cfg = Config()
+    if not ns.isolated:
+        cfg_path = Path(ns.config) if ns.config else find(Path(ns.paths[0]) if ns.paths else Path.cwd())
+        if ns.config and not cfg_path.is_file():
+            raise UsageError(f"config file not found: {ns.config}")
+        if cfg_path is not None:
+            cfg = load(cfg_path)
+    rules = all_rules()
+    try:
+        chosen = select(rules, ns.select or cfg.select, (cfg.ignore or []) + (ns.ignore or []))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    arch = ns.arch or cfg.arch or "sm_90"
+    from . import models
+    try:
+        models.arch(arch)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    block_size = ns.block_size or cfg.block_size or 256
+    if not 1 <= block_size <= 1024:
+        raise UsageError(f"--block-size must be 1..1024, got {block_size}")
+    options = Options(min_occupancy=ns.min_occupancy if ns.min_occupancy is not None else
+                      (cfg.min_occupancy if cfg.min_occupancy is not None else Options.min_occupancy))
+    settings = LintSettings(arch=arch, block_size=block_size, ptxas=ns.ptxas or cfg.ptxas, options=options)
+    spec = LaunchSpec(block=_ints(ns.block, "--block") if ns.block else None,
+                      grid=_ints(ns.grid, "--grid") if ns.grid else None, args=_args(ns.arg or []))
+    use_spec = ns.block or ns.grid or ns.arg
+
+    files, errors = collect(ns.paths, cfg, ns.python)
+    results: list[FileResult] = []
+    notes: list[str] = []
+    for path in files:
+        text, err = read(path, ns.max_file_size)
+        if err:
+            errors.append(err)
+            continue
+        display = os.path.relpath(path) if not os.path.isabs(str(path)) or str(path).startswith(os.getcwd()) else str(path)
+        if not text.strip():
+            notes.append(f"{display}: note: empty file, nothing to lint")
+            results.append(FileResult(display))
+            continue
+        per_file = chosen
+        extra_ignores = cfg.ignores_for(path)
+        if extra_ignores:
+            per_file = {c: r for c, r in chosen.items() if not any(c.startswith(p.upper()) for p in extra_ignores)}
+        launches = _LaunchesFor(spec) if use_spec else None
+        if path.suffix == ".py":
+            try:
+                embedded = extract(text)
+            except SyntaxError as exc:
+                errors.append(InputError(display, f"Python does not parse: {exc.msg} (line {exc.lineno})"))
+                continue
+            merged = FileResult(display)
+            for emb in embedded:
+                sub = lint_source(emb.source, display, settings=settings, rules=per_file, launches=launches)
+                for f in sub.findings:
+                    line, col = emb.to_python(f.line, f.col)
+                    merged.findings.append(dataclasses.replace(f, line=line, col=col))
+                for k in sub.kernels:
+                    merged.kernels.append(dataclasses.replace(k, line=emb.to_python(k.line, 1)[0]))
+                merged.notes.extend(sub.notes)
+                merged.suppressed += sub.suppressed
+            results.append(merged)
+            continue
+        res = lint_source(text, display, settings=settings, rules=per_file, launches=launches)
+        res.contexts = []
+        results.append(res)
+        notes.extend(res.notes)
+
+    for e in errors:
+        print(e.line(), file=sys.stderr)
+    for n in notes:
+        print(n, file=sys.stderr)
+    err_dicts = [{"path": e.path, "message": e.message} for e in errors]
+    if ns.format == "json":
+        out = report.render_json(results, err_dicts)
+    elif ns.format == "sarif":
+        out = report.render_sarif(results, chosen, err_dicts)
+    else:
+        out = report.render_text(results, show_estimates=ns.show_estimates, statistics=ns.statistics)
+    if ns.output:
+        Path(ns.output).write_text(out)
+    else:
+        sys.stdout.write(out)
+    if errors:
+        return EXIT_ERROR
+    if any(r.findings for r in results) and not ns.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+class _LaunchesFor(dict):
+    """The same command-line launch for every kernel."""
+
+    def __init__(self, spec):
+        super().__init__()
+        self.spec = spec
+
+    def get(self, key, default=None):
+        return self.spec
+
+    def __contains__(self, key):
+        return True
+
+    def __getitem__(self, key):
+        return self.spec
+
+
+# ------------------------------------------------------------------ rules / explain
+
+def rules_command(ns: argparse.Namespace) -> int:
+    rules = all_rules()
+    if ns.explain:
+        return explain(ns.explain)
+    if ns.format == "json":
+        print(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity, "summary": r.summary,
+                           "doc": r.doc.strip()} for r in rules.values()], indent=2))
+        return EXIT_CLEAN
+    width = max(len(r.name) for r in rules.values())
+    for r in rules.values():
+        print(f"{r.code}  {r.name:<{width}}  {r.severity:<7}  {r.summary}")
+    return EXIT_CLEAN
+
+
+def explain(code: str) -> int:
+    rules = all_rules()
+    r = rules.get(code.upper())
+    if r is None:
+        raise UsageError(f"unknown rule {code!r}; `python -m analyzer rules` lists them")
+    print(r.explain())
+    return EXIT_CLEAN
+
+
+# ------------------------------------------------------------------ entry
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m analyzer", description="Static performance analysis of CUDA kernels.")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    p.add_argument("--explain", metavar="CODE", help="explain a rule and exit")
+    sub = p.add_subparsers(dest="command")
+
+    lint = sub.add_parser("lint", help="lint CUDA files, directories, or Python files with inline CUDA")
+    lint.add_argument("paths", nargs="*", help="files or directories (*.cu, *.cuh; *.py given by name)")
+    lint.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    lint.add_argument("--select", type=lambda s: s.split(","), help="rule codes or prefixes to run (default: all)")
+    lint.add_argument("--ignore", type=lambda s: s.split(","), help="rule codes or prefixes to skip")
+    lint.add_argument("--arch", help="target: sm_80, sm_86, sm_89, sm_90 (default sm_90)")
+    lint.add_argument("--block-size", type=int, help="threads per block where no launch site or __launch_bounds__ says (default 256)")
+    lint.add_argument("--block", help="block shape for every kernel, e.g. 32,8")
+    lint.add_argument("--grid", help="grid shape for every kernel, e.g. 1024 or 64,64")
+    lint.add_argument("--arg", action="append", metavar="NAME=VALUE", help="value of a scalar kernel parameter (repeatable)")
+    lint.add_argument("--ptxas", action="store_true", help="registers and spills from ptxas (NVRTC or nvcc; slower)")
+    lint.add_argument("--min-occupancy", type=float, help="OC601 threshold (default 0.25)")
+    lint.add_argument("--config", help="config file (default: nearest .cudaperf.toml or pyproject.toml [tool.cudaperf])")
+    lint.add_argument("--isolated", action="store_true", help="ignore config files")
+    lint.add_argument("--python", action="store_true", help="also scan *.py files in directories for inline CUDA")
+    lint.add_argument("--show-estimates", action="store_true", help="print each kernel's estimates (text format)")
+    lint.add_argument("--statistics", action="store_true", help="count findings per rule")
+    lint.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
+    lint.add_argument("--max-file-size", type=int, default=DEFAULT_MAX_BYTES, help="skip larger files (bytes)")
+    lint.add_argument("--output", "-o", help="write the report to a file")
+    lint.add_argument("--explain", metavar="CODE", help="explain a rule and exit")
+
+    rules = sub.add_parser("rules", help="list the rules")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.add_argument("--explain", metavar="CODE", help="explain one rule")
+
+    ex = sub.add_parser("explain", help="explain a rule")
+    ex.add_argument("code")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    try:
+        if ns.version:
+            from .report import _version
+            print(f"cudaperf {_version()}")
+            return EXIT_CLEAN
+        if ns.explain:
+            return explain(ns.explain)
+        if ns.command == "lint":
+            if ns.explain:
+                return explain(ns.explain)
+            if not ns.paths:
+                raise UsageError("lint needs at least one path")
+            return lint_command(ns)
+        if ns.command == "rules":
+            return rules_command(ns)
+        if ns.command == "explain":
+            return explain(ns.code)
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except ParserUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_CLEAN
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

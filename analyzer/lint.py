@@ -1,0 +1,241 @@
+"""Lint one CUDA source: parse, analyze every kernel, run the rules, apply suppressions.
+
+`lint_source` is the library entry point (the CLI, the reward model and the
+corpus validation all call it); it never raises on bad CUDA code.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from . import models
+from .access import KernelAccesses, analyze
+from .parse import Function, Program, parse
+from .resources import CompilerUnavailable, Resources, estimate_registers, ptxas_resources
+from .rules import FileContext, Finding, KernelContext, Options, Rule, all_rules
+from .suppress import scan
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    """What the caller knows of a launch; anything left None comes from the source or defaults."""
+
+    block: tuple[int, int, int] | None = None
+    grid: tuple[int, int, int] | None = None
+    smem: int | None = None
+    args: Mapping[str, int | float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LintSettings:
+    arch: str = models.DEFAULT_ARCH
+    block_size: int = 256
+    ptxas: bool = False
+    ptxas_backend: str = "auto"
+    options: Options = field(default_factory=Options)
+
+
+@dataclass
+class KernelSummary:
+    """The estimates behind the findings, per kernel (also the reward model's raw features)."""
+
+    name: str
+    line: int
+    block: tuple[int, int, int]
+    grid: tuple[int, int, int]
+    launch_source: str
+    registers: int
+    registers_source: str
+    occupancy: float
+    occupancy_limiter: str
+    shared_bytes: int
+    global_load_sectors_per_request: float | None
+    global_load_ideal: float | None
+    global_store_sectors_per_request: float | None
+    global_store_ideal: float | None
+    shared_load_wavefronts_per_request: float | None
+    shared_store_wavefronts_per_request: float | None
+    shared_load_ideal: float | None
+    shared_store_ideal: float | None
+    accesses: int
+    unknown_accesses: int
+    assumed: tuple[str, ...] = ()
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    kernels: list[KernelSummary] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    contexts: list[KernelContext] = field(default_factory=list, repr=False)
+    suppressed: int = 0
+
+
+_TEMPLATE_ARGS = re.compile(r"^\s*([A-Za-z_]\w*)\s*<(.*)>\s*$")
+
+
+def split_name_expression(name: str) -> tuple[str, list[str]]:
+    """`reduce<256, float>` -> ("reduce", ["256", "float"])."""
+    m = _TEMPLATE_ARGS.match(name)
+    if not m:
+        return name.strip(), []
+    return m.group(1), [a.strip() for a in m.group(2).split(",")]
+
+
+def _block_default(kernel_text: str, block_size: int) -> tuple[int, int, int]:
+    if "threadIdx.y" in kernel_text and block_size % 32 == 0 and block_size > 32:
+        return (32, block_size // 32, 1)
+    return (block_size, 1, 1)
+
+
+def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, settings: LintSettings,
+                   ) -> tuple[models.Launch, str, int, dict[str, int]]:
+    """Block, grid, scalar args, dynamic smem and template arguments for a kernel."""
+    spec = spec or LaunchSpec()
+    site = next((l for l in program.launches if l.kernel == kernel.name and l.block is not None), None)
+    any_site = site or next((l for l in program.launches if l.kernel == kernel.name), None)
+    if spec.block is not None:
+        block, source = spec.block, "the given launch"
+    elif site is not None:
+        block, source = site.block, f"the launch at line {site.line}"
+    elif kernel.launch_bounds and kernel.launch_bounds.max_threads:
+        block, source = (kernel.launch_bounds.max_threads, 1, 1), "__launch_bounds__"
+        if "threadIdx.y" in program.text(kernel.body):
+            block, source = _block_default(program.text(kernel.body), kernel.launch_bounds.max_threads), "__launch_bounds__ (2-D guess)"
+    else:
+        block = _block_default(program.text(kernel.body), settings.block_size)
+        source = f"the default block size {settings.block_size}"
+    if spec.grid is not None:
+        grid = spec.grid
+    elif any_site is not None and any_site.grid is not None:
+        grid = any_site.grid
+    else:
+        grid = (1024, 1, 1) if block[1] == 1 else (64, 64, 1)
+    smem = spec.smem if spec.smem is not None else (site.smem if site is not None and site.smem else 0)
+    targs: dict[str, int] = {}
+    if any_site is not None and any_site.template_args:
+        names = list(kernel.template_params)
+        for name, text in zip(names, any_site.template_args):
+            v = _int(text, program.constants)
+            if v is not None:
+                targs[name] = v
+    return models.Launch(tuple(block), tuple(grid), dict(spec.args)), source, int(smem or 0), targs
+
+
+def _int(text: str, consts) -> int | None:
+    from .parse import eval_constant
+
+    v = eval_constant(text, consts)
+    return int(v) if isinstance(v, (int, float)) else None
+
+
+def _resources(program: Program, kernel: Function, settings: LintSettings, cache: dict, notes: list[str]) -> Resources:
+    if settings.ptxas:
+        if "table" not in cache:
+            try:
+                cache["table"] = ptxas_resources(program, settings.arch, settings.ptxas_backend)
+            except CompilerUnavailable as exc:
+                cache["table"] = {}
+                notes.append(f"ptxas unavailable ({exc}); registers are static estimates")
+        found = cache["table"].get(kernel.name)
+        if found is not None:
+            return found
+    return estimate_registers(program, kernel)
+
+
+def _weighted(pairs) -> tuple[float | None, float | None]:
+    req = sum(e.requests for e in pairs)
+    if not req:
+        return None, None
+    return float(sum(e.units for e in pairs) / req), float(sum(e.ideal_units for e in pairs) / req)
+
+
+def summarize(ctx: KernelContext) -> KernelSummary:
+    acc = ctx.accesses.accesses
+    est = ctx.estimates
+    def pick(space, kinds):
+        return [e for a, e in zip(acc, est) if a.space == space and a.kind in kinds and e is not None]
+    gl, gl_i = _weighted(pick("global", ("load",)))
+    gs, gs_i = _weighted(pick("global", ("store", "atomic")))
+    sl, sl_i = _weighted(pick("shared", ("load",)))
+    ss, ss_i = _weighted(pick("shared", ("store", "atomic")))
+    unknown = sum(1 for a, e in zip(acc, est) if a.space in ("global", "shared") and e is None)
+    assumed = tuple(sorted({n for e in est if e is not None for n in e.assumed}))
+    occ = ctx.occupancy
+    return KernelSummary(ctx.kernel.name, ctx.kernel.line, ctx.launch.block, ctx.launch.grid, ctx.launch_source,
+                         ctx.resources.registers, ctx.resources.source, float(occ.occupancy), occ.limiter,
+                         ctx.static_shared_bytes + ctx.launch_smem, gl, gl_i, gs, gs_i, sl, ss, sl_i, ss_i,
+                         sum(1 for a in acc if a.space in ("global", "shared")), unknown, assumed)
+
+
+def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSettings | None = None,
+                rules: Mapping[str, Rule] | None = None, launches: Mapping[str, LaunchSpec] | None = None,
+                kernels: list[str] | None = None) -> FileResult:
+    """Findings and per-kernel estimates for one CUDA source.
+
+    launches: per kernel name (or name expression), what is known of its launch.
+    kernels: restrict the analysis to these kernels (names or name expressions).
+    """
+    settings = settings or LintSettings()
+    rules = all_rules() if rules is None else rules
+    program = parse(source, path)
+    result = FileResult(path)
+    arch = models.arch(settings.arch)
+    launches = dict(launches or {})
+    wanted = None
+    if kernels is not None:
+        wanted = {}
+        for k in kernels:
+            base, targs = split_name_expression(k)
+            wanted[base] = (k, targs)
+    res_cache: dict = {}
+    contexts: list[KernelContext] = []
+    for kernel in program.kernels:
+        if wanted is not None and kernel.name not in wanted:
+            continue
+        spec = launches.get(kernel.name)
+        expr_targs: list[str] = []
+        if wanted is not None:
+            full, expr_targs = wanted[kernel.name]
+            spec = launches.get(full, spec)
+        try:
+            launch, source_of_block, smem, targs = resolve_launch(program, kernel, spec, settings)
+            for name, text in zip(kernel.template_params, expr_targs):
+                v = _int(text, program.constants)
+                if v is not None:
+                    targs[name] = v
+            ka: KernelAccesses = analyze(program, kernel, targs)
+            for note in ka.notes:
+                result.notes.append(f"{path}:{kernel.line}: kernel {kernel.name}: {note}")
+            resources = _resources(program, kernel, settings, res_cache, result.notes)
+            ctx = KernelContext(program, kernel, ka, launch, source_of_block, arch, resources, settings.options,
+                                launch_smem=smem)
+            contexts.append(ctx)
+        except RecursionError:
+            result.notes.append(f"{path}:{kernel.line}: kernel {kernel.name}: nesting too deep to analyze; skipped")
+    findings: list[Finding] = []
+    for r in rules.values():
+        if r.scope == "file":
+            try:
+                findings.extend(r.check(FileContext(program, contexts, settings.options)))
+            except RecursionError:
+                result.notes.append(f"{path}: rule {r.code} stopped: nesting too deep")
+            continue
+        for ctx in contexts:
+            try:
+                findings.extend(r.check(ctx))
+            except RecursionError:
+                result.notes.append(f"{path}:{ctx.kernel.line}: rule {r.code} stopped on kernel {ctx.kernel.name}: nesting too deep")
+    sup = scan(program.source.decode("utf-8", "replace"))
+    kept = [f for f in findings if not sup.suppressed(f.code, f.line)]
+    result.suppressed = len(findings) - len(kept)
+    result.findings = sorted(set(kept), key=Finding.sort_key)
+    for ctx in contexts:
+        try:
+            result.kernels.append(summarize(ctx))
+        except RecursionError:
+            pass
+    result.contexts = contexts
+    return result

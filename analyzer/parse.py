@@ -1,0 +1,647 @@
+"""tree-sitter-cuda -> a small model of one CUDA file.
+
+The model holds what the rest of the analyzer needs: kernels and device
+functions with their parameters, `__shared__` arrays, `__launch_bounds__`,
+launch sites `<<<grid, block, smem, stream>>>` and simple constants. Trees
+that only partly parse are normal in real code: what parsed is analyzed and
+the rest is reported as parse errors, never an exception.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from . import ParserUnavailable
+
+# ------------------------------------------------------------------ the parser
+
+MIN_TREE_SITTER = (0, 25)
+
+
+@lru_cache(maxsize=1)
+def _language():
+    try:
+        import tree_sitter
+        import tree_sitter_cuda
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ParserUnavailable(
+            f"cannot import the CUDA parser ({exc.name}): run `pip install 'tree-sitter>=0.25,<0.27' tree-sitter-cuda==0.21.2`"
+        ) from exc
+    try:
+        return tree_sitter.Language(tree_sitter_cuda.language())
+    except ValueError as exc:  # "Incompatible Language version 15. Must be between 13 and 14"
+        raise ParserUnavailable(
+            f"tree-sitter {getattr(tree_sitter, '__version__', '?')} cannot load tree-sitter-cuda's grammar ({exc}); "
+            "install 'tree-sitter>=0.25,<0.27'"
+        ) from exc
+
+
+def parser():
+    import tree_sitter
+
+    return tree_sitter.Parser(_language())
+
+
+_PARSER = None
+
+
+def _get_parser():
+    global _PARSER
+    if _PARSER is None:
+        _PARSER = parser()
+    return _PARSER
+
+
+# ------------------------------------------------------------------ records
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str               # base type without qualifiers, e.g. "float", "float4", "T"
+    pointer: int            # levels of indirection (0 for a scalar)
+    const: bool = False
+    restrict: bool = False
+
+
+@dataclass(frozen=True)
+class SharedArray:
+    name: str
+    type: str
+    dims: tuple[int | None, ...]   # None where the size is not a known constant (or extern [])
+    extern: bool
+    line: int
+    space: str = "shared"          # "shared" or "constant" or "device"
+
+
+@dataclass(frozen=True)
+class LaunchBounds:
+    max_threads: int | None
+    min_blocks: int | None
+
+
+@dataclass
+class Function:
+    name: str
+    kind: str                      # "global", "device", "host"
+    params: tuple[Param, ...]
+    line: int                      # 1-based
+    col: int                       # 1-based
+    end_line: int
+    node: object = field(repr=False)          # function_definition node
+    body: object = field(repr=False)
+    template_params: dict[str, int | None] = field(default_factory=dict)
+    launch_bounds: LaunchBounds | None = None
+    shared: tuple[SharedArray, ...] = ()      # declared inside the body
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+
+@dataclass(frozen=True)
+class Launch:
+    kernel: str
+    template_args: tuple[str, ...]
+    grid: tuple[int, int, int] | None       # None where not a compile-time constant
+    block: tuple[int, int, int] | None
+    smem: int | None
+    line: int
+    col: int
+    grid_text: str = ""
+    block_text: str = ""
+
+
+@dataclass(frozen=True)
+class ParseError:
+    line: int
+    col: int
+    end_line: int
+    message: str
+
+
+@dataclass
+class Program:
+    path: str
+    source: bytes                 # as parsed (after the offset-preserving macro pre-pass)
+    tree: object = field(repr=False)
+    functions: list[Function]
+    launches: list[Launch]
+    constants: dict[str, int | float]
+    globals_: list[SharedArray]   # file-scope __shared__/__constant__/__device__ arrays
+    errors: list[ParseError]
+    structs: dict[str, int]       # struct name -> size in bytes, where every field is a known type
+    fields: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)  # struct -> field -> (offset, type)
+
+    @property
+    def kernels(self) -> list[Function]:
+        return [f for f in self.functions if f.kind == "global"]
+
+    def function(self, name: str) -> Function | None:
+        return next((f for f in self.functions if f.name == name), None)
+
+    def text(self, node) -> str:
+        return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+# ------------------------------------------------------------------ macro pre-pass
+
+# Tokens the grammar does not know and that break trees around them. Each is blanked
+# with spaces of the same length so byte offsets (and so line:col) stay right.
+_BLANK_CALLS = re.compile(rb"\b(?:__align__|__maxnreg__|__launch_bounds_ex__|_Pragma|__declspec|__attribute__)\s*\(")
+_PRAGMA_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]*PRAGMA[A-Z0-9_]*(?:\s*\([^()\n]*\))?)[ \t]*$|\b([A-Z][A-Z0-9_]*_PRAGMA_UNROLL[A-Z0-9_]*)\b", re.M)
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]*)$", re.M)
+_QUALIFIERS = {b"__host__", b"__device__", b"__forceinline__", b"inline", b"static", b"__inline__",
+               b"__noinline__", b"constexpr", b"__global__", b"extern", b"\"C\""}
+_QUALIFIER_SUFFIX = re.compile(rb"\b[A-Z][A-Z0-9_]*_(?:DEVICE|HOST|HOST_DEVICE|DEVICE_INLINE|INLINE|FORCEINLINE|HD|DI|GLOBAL|KERNEL|API|FUNC|QUALIFIERS)\b")
+
+
+def _blank(buf: bytearray, start: int, end: int) -> None:
+    for i in range(start, end):
+        if buf[i] not in (10, 13):
+            buf[i] = 32
+
+
+def _matching_paren(buf: bytes, open_at: int) -> int:
+    depth = 0
+    for i in range(open_at, min(len(buf), open_at + 4096)):
+        c = buf[i]
+        if c == 40:
+            depth += 1
+        elif c == 41:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return -1
+
+
+def preprocess(src: bytes) -> tuple[bytes, dict[str, bytes]]:
+    """Blank tokens that break tree-sitter, keeping offsets. Returns the new bytes and
+    the qualifier macros that were blanked (name -> expansion), so a kernel hidden
+    behind `#define KERNEL __global__` can still be recognised."""
+    buf = bytearray(src)
+    for m in _BLANK_CALLS.finditer(src):
+        end = _matching_paren(src, m.end() - 1)
+        if end > 0:
+            _blank(buf, m.start(), end)
+    for m in _PRAGMA_MACRO.finditer(src):
+        g = 1 if m.group(1) else 2
+        _blank(buf, m.start(g), m.end(g))
+    qualifier_macros: dict[str, bytes] = {}
+    for m in _DEFINE.finditer(src):
+        words = m.group(2).split()
+        if words and all(w in _QUALIFIERS for w in words):
+            qualifier_macros[m.group(1).decode()] = m.group(2).strip()
+    names = set(qualifier_macros)
+    if names:
+        pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
+        for m in pattern.finditer(src):
+            line_start = src.rfind(b"\n", 0, m.start()) + 1
+            if re.match(rb"[ \t]*#", src[line_start:m.start()]):
+                continue  # the #define itself
+            _blank(buf, m.start(), m.end())
+    for m in _QUALIFIER_SUFFIX.finditer(src):
+        line_start = src.rfind(b"\n", 0, m.start()) + 1
+        if re.match(rb"[ \t]*#", src[line_start:m.start()]):
+            continue
+        if m.group(0).decode() not in qualifier_macros:
+            qualifier_macros.setdefault(m.group(0).decode(), b"")
+        _blank(buf, m.start(), m.end())
+    if not buf.endswith(b"\n"):
+        buf += b"\n"  # a final preprocessor line without a newline sets has_error
+    return bytes(buf), qualifier_macros
+
+
+# ------------------------------------------------------------------ constants
+
+_INT_SUFFIX = re.compile(r"(?<=[0-9a-fA-FxX])[uUlL]+\b")
+_FLOAT_SUFFIX = re.compile(r"(?<=[0-9.])[fF]\b")
+
+
+def eval_constant(text: str, known: dict[str, int | float]) -> int | float | None:
+    """Value of a C constant expression over known names, or None."""
+    text = text.strip()
+    if not text or len(text) > 200:
+        return None
+    text = _INT_SUFFIX.sub("", text)
+    text = _FLOAT_SUFFIX.sub("", text)
+    text = text.replace("&&", " and ").replace("||", " or ")
+    text = re.sub(r"\(\s*(?:unsigned\s+)?(?:int|long|size_t|float|double|unsigned)\s*\)", "", text)
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+    try:
+        return _eval_node(tree.body, known)
+    except (ValueError, ZeroDivisionError, TypeError, OverflowError, RecursionError):
+        return None
+
+
+def _eval_node(node, known):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id in known:
+            return known[node.id]
+        raise ValueError(node.id)
+    if isinstance(node, ast.UnaryOp):
+        v = _eval_node(node.operand, known)
+        if isinstance(node.op, ast.USub):
+            return -v
+        if isinstance(node.op, ast.UAdd):
+            return v
+        if isinstance(node.op, ast.Invert):
+            return ~int(v)
+        raise ValueError("op")
+    if isinstance(node, ast.BinOp):
+        a, b = _eval_node(node.left, known), _eval_node(node.right, known)
+        op = type(node.op)
+        if op is ast.Add:
+            return a + b
+        if op is ast.Sub:
+            return a - b
+        if op is ast.Mult:
+            return a * b
+        if op is ast.Div:
+            if isinstance(a, int) and isinstance(b, int):
+                q = abs(a) // abs(b)
+                return -q if (a < 0) != (b < 0) else q
+            return a / b
+        if op is ast.Mod:
+            return a - b * int(a / b)
+        if op is ast.LShift:
+            return int(a) << int(b)
+        if op is ast.RShift:
+            return int(a) >> int(b)
+        if op is ast.BitAnd:
+            return int(a) & int(b)
+        if op is ast.BitOr:
+            return int(a) | int(b)
+        if op is ast.BitXor:
+            return int(a) ^ int(b)
+        raise ValueError("op")
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        a, b = _eval_node(node.left, known), _eval_node(node.comparators[0], known)
+        op = type(node.ops[0])
+        return int({ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b,
+                    ast.Eq: a == b, ast.NotEq: a != b}[op])
+    if isinstance(node, ast.IfExp):
+        return _eval_node(node.body if _eval_node(node.test, known) else node.orelse, known)
+    raise ValueError(type(node).__name__)
+
+
+# ------------------------------------------------------------------ type sizes
+
+SCALAR_SIZES: dict[str, int] = {
+    "char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1,
+    "short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2, "half": 2, "__half": 2,
+    "__nv_bfloat16": 2, "nv_bfloat16": 2, "bf16": 2, "at::Half": 2, "at::BFloat16": 2, "c10::Half": 2,
+    "int": 4, "unsigned": 4, "unsigned int": 4, "float": 4, "int32_t": 4, "uint32_t": 4, "uint": 4,
+    "long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8, "int64_t": 8, "uint64_t": 8,
+    "size_t": 8, "double": 8, "ptrdiff_t": 8,
+    "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "nv_bfloat162": 4,
+    "char2": 2, "uchar2": 2, "char4": 4, "uchar4": 4, "short2": 4, "ushort2": 4, "short4": 8, "ushort4": 8,
+    "int2": 8, "uint2": 8, "float2": 8, "int3": 12, "uint3": 12, "float3": 12,
+    "int4": 16, "uint4": 16, "float4": 16, "double2": 16, "longlong2": 16, "ulonglong2": 16,
+    "double4": 32, "long2": 16, "ulong2": 16,
+}
+FLOAT_TYPES = {"float", "float2", "float3", "float4"}
+DOUBLE_TYPES = {"double", "double2", "double4"}
+
+
+def type_size(name: str, structs: dict[str, int] | None = None) -> int | None:
+    name = " ".join(name.replace("const", " ").replace("volatile", " ").split())
+    if name in SCALAR_SIZES:
+        return SCALAR_SIZES[name]
+    if structs and name in structs:
+        return structs[name]
+    return None
+
+
+# ------------------------------------------------------------------ building the model
+
+def parse(source: bytes | str, path: str = "<string>") -> Program:
+    """Parse CUDA source into a Program. Never raises on bad code; see Program.errors."""
+    if isinstance(source, str):
+        source = source.encode("utf-8")
+    text, qualifier_macros = preprocess(source)
+    tree = _get_parser().parse(text)
+    builder = _Builder(text, path, qualifier_macros, source)
+    return builder.build(tree)
+
+
+class _Builder:
+    def __init__(self, src: bytes, path: str, qualifier_macros: dict[str, bytes], original: bytes):
+        self.src = src
+        self.original = original
+        self.path = path
+        self.qualifier_macros = qualifier_macros
+        self.constants: dict[str, int | float] = {}
+        self.functions: list[Function] = []
+        self.launches: list[Launch] = []
+        self.globals_: list[SharedArray] = []
+        self.errors: list[ParseError] = []
+        self.structs: dict[str, int] = {}
+        self.fields: dict[str, dict[str, tuple[int, str]]] = {}
+        self.dim3_vars: dict[str, tuple[int, int, int]] = {}
+
+    def text(self, node) -> str:
+        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def build(self, tree) -> Program:
+        root = tree.root_node
+        # Iterative walk: pathological nesting must not overflow Python's stack.
+        stack = [(root, {})]
+        while stack:
+            node, tparams = stack.pop()
+            t = node.type
+            if t == "ERROR" or node.is_missing:
+                self._error(node)
+                if t == "ERROR":
+                    stack.extend((c, tparams) for c in reversed(node.children))
+                continue
+            if t == "preproc_def":
+                self._define(node)
+            elif t == "template_declaration":
+                tparams = {**tparams, **self._template_params(node)}
+                stack.extend((c, tparams) for c in reversed(node.children))
+            elif t == "function_definition":
+                self._function(node, tparams)
+                stack.extend((c, {}) for c in reversed(node.children) if c.type == "compound_statement")
+            elif t == "declaration":
+                self._declaration(node, file_scope=node.parent is not None and node.parent.type in (
+                    "translation_unit", "namespace_definition", "declaration_list", "linkage_specification",
+                    "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"))
+                stack.extend((c, tparams) for c in reversed(node.children))
+            elif t in ("struct_specifier", "class_specifier"):
+                self._struct(node)
+                stack.extend((c, tparams) for c in reversed(node.children))
+            elif t == "call_expression":
+                self._maybe_launch(node)
+                stack.extend((c, tparams) for c in reversed(node.children))
+            else:
+                if node.has_error or t in ("compound_statement", "translation_unit", "namespace_definition",
+                                            "declaration_list", "linkage_specification", "preproc_if",
+                                            "preproc_ifdef", "preproc_else", "preproc_elif", "expression_statement",
+                                            "if_statement", "for_statement", "while_statement", "do_statement",
+                                            "else_clause", "switch_statement", "case_statement", "field_declaration_list",
+                                            "argument_list", "return_statement", "labeled_statement", "init_declarator",
+                                            "assignment_expression", "parenthesized_expression", "binary_expression"):
+                    stack.extend((c, tparams) for c in reversed(node.children))
+        self.errors.sort(key=lambda e: (e.line, e.col))
+        self.functions.sort(key=lambda f: f.line)
+        self.launches.sort(key=lambda l: (l.line, l.col))
+        return Program(self.path, self.src, tree, self.functions, self.launches, self.constants,
+                       self.globals_, self.errors, self.structs, self.fields)
+
+    def _error(self, node) -> None:
+        (l0, c0), (l1, _) = node.start_point, node.end_point
+        what = f"missing {node.type}" if node.is_missing else "unparsed code"
+        if self.errors and self.errors[-1].end_line >= l0 + 1 and self.errors[-1].line <= l0 + 1:
+            return
+        self.errors.append(ParseError(l0 + 1, c0 + 1, l1 + 1, what))
+
+    # -- constants
+    def _define(self, node) -> None:
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if name is None or value is None:
+            return
+        v = eval_constant(self.text(value), self.constants)
+        if v is not None:
+            self.constants[self.text(name)] = v
+
+    def _template_params(self, node) -> dict[str, int | None]:
+        out: dict[str, int | None] = {}
+        plist = node.child_by_field_name("parameters")
+        if plist is None:
+            return out
+        for p in plist.named_children:
+            decl = p.child_by_field_name("declarator")
+            if p.type in ("parameter_declaration", "optional_parameter_declaration") and decl is not None:
+                default = p.child_by_field_name("default_value")
+                out[self.text(decl)] = eval_constant(self.text(default), self.constants) if default is not None else None
+            elif p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+                ident = next((c for c in p.named_children if c.type in ("type_identifier", "identifier")), None)
+                if ident is not None:
+                    out[self.text(ident)] = None
+        return out
+
+    def _struct(self, node) -> None:
+        name = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if name is None or body is None:
+            return
+        total = 0
+        offsets: dict[str, tuple[int, str]] = {}
+        for f in body.named_children:
+            if f.type != "field_declaration":
+                continue
+            ftype = f.child_by_field_name("type")
+            size = type_size(self.text(ftype), self.structs) if ftype is not None else None
+            if size is None:
+                return
+            for d in f.children_by_field_name("declarator"):
+                count = 1
+                while d is not None and d.type == "array_declarator":
+                    n = eval_constant(self.text(d.child_by_field_name("size")), self.constants) if d.child_by_field_name("size") else None
+                    if not isinstance(n, int):
+                        return
+                    count *= n
+                    d = d.child_by_field_name("declarator")
+                align = min(size, 16)
+                total = -(-total // align) * align  # natural alignment, as the compiler lays it out
+                if d is not None:
+                    offsets[self.text(d)] = (total, self.text(ftype))
+                total += size * count
+        if total:
+            self.structs[self.text(name)] = total
+            self.fields[self.text(name)] = offsets
+
+    # -- declarations: constants and memory-space arrays
+    def _declaration(self, node, file_scope: bool) -> None:
+        quals = self._qualifiers(node)
+        type_node = node.child_by_field_name("type")
+        base = self.text(type_node) if type_node is not None else "int"
+        for decl in node.children_by_field_name("declarator"):
+            if decl.type == "init_declarator":
+                inner = decl.child_by_field_name("declarator")
+                value = decl.child_by_field_name("value")
+                if inner is not None and inner.type == "identifier" and value is not None:
+                    if base == "dim3" and value.type == "argument_list":
+                        dims = self._dims_from_args(value)
+                        if dims:
+                            self.dim3_vars[self.text(inner)] = dims
+                    elif file_scope and ("const" in quals or "constexpr" in quals):
+                        v = eval_constant(self.text(value), self.constants)
+                        if v is not None:
+                            self.constants[self.text(inner)] = v
+                decl = inner
+            space = "shared" if "__shared__" in quals else "constant" if "__constant__" in quals else (
+                "device" if "__device__" in quals and file_scope else None)
+            if space and decl is not None:
+                arr = self._array(decl, base, "extern" in quals, node.start_point[0] + 1, space)
+                if arr is not None and file_scope:
+                    self.globals_.append(arr)
+
+    def _qualifiers(self, node) -> set[str]:
+        out = set()
+        for c in node.children:
+            if c.type in ("type_qualifier", "storage_class_specifier"):
+                out.add(self.text(c))
+        return out
+
+    def _array(self, decl, base: str, extern: bool, line: int, space: str) -> SharedArray | None:
+        dims: list[int | None] = []
+        while decl is not None and decl.type == "array_declarator":
+            size = decl.child_by_field_name("size")
+            v = eval_constant(self.text(size), self.constants) if size is not None else None
+            dims.append(int(v) if isinstance(v, (int, float)) else None)
+            decl = decl.child_by_field_name("declarator")
+        if decl is None or decl.type != "identifier":
+            return None
+        return SharedArray(self.text(decl), base, tuple(reversed(dims)), extern, line, space)
+
+    # -- functions
+    def _function(self, node, tparams: dict[str, int | None]) -> None:
+        kind = "host"
+        bounds = None
+        children = list(node.children)
+        for c in children:
+            if c.type == "__global__":
+                kind = "global"
+            elif c.type == "__device__" and kind != "global":
+                kind = "device"
+            elif c.type == "launch_bounds":
+                nums = [eval_constant(self.text(n), {**self.constants, **{k: v for k, v in tparams.items() if v is not None}})
+                        for n in c.named_children]
+                nums = [int(n) if isinstance(n, (int, float)) else None for n in nums]
+                bounds = LaunchBounds(nums[0] if nums else None, nums[1] if len(nums) > 1 else None)
+        declarator = node.child_by_field_name("declarator")
+        while declarator is not None and declarator.type not in ("function_declarator",):
+            declarator = declarator.child_by_field_name("declarator")
+        if declarator is None:
+            return
+        name_node = declarator.child_by_field_name("declarator")
+        name = self.text(name_node) if name_node is not None else "?"
+        if kind == "host":
+            kind = self._kind_from_macros(node, kind)
+        params = self._params(declarator.child_by_field_name("parameters"))
+        body = node.child_by_field_name("body")
+        if body is None:
+            return
+        (l0, c0), (l1, _) = node.start_point, node.end_point
+        shared = tuple(self._local_arrays(body))
+        self.functions.append(Function(name.split("::")[-1], kind, params, l0 + 1, c0 + 1, l1 + 1, node, body,
+                                       dict(tparams), bounds, shared))
+
+    def _kind_from_macros(self, node, kind: str) -> str:
+        """A qualifier macro that the pre-pass blanked sits just before the definition."""
+        if not self.qualifier_macros:
+            return kind
+        prev = node.prev_sibling
+        begin = prev.end_byte if prev is not None else max(0, node.start_byte - 200)
+        declarator = node.child_by_field_name("declarator")
+        end = declarator.start_byte if declarator is not None else node.start_byte
+        before = self.original[begin:end]
+        for name, expansion in self.qualifier_macros.items():
+            if re.search(rb"\b" + re.escape(name.encode()) + rb"\b", before):
+                if b"__global__" in expansion or name.endswith(("_GLOBAL", "_KERNEL")):
+                    return "global"
+                if b"__device__" in expansion or name.endswith(("_DEVICE", "_HD", "_DI", "_HOST_DEVICE", "_DEVICE_INLINE")):
+                    kind = "device"
+        return kind
+
+    def _params(self, plist) -> tuple[Param, ...]:
+        out = []
+        if plist is None:
+            return ()
+        for p in plist.named_children:
+            if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
+                continue
+            tnode = p.child_by_field_name("type")
+            base = self.text(tnode) if tnode is not None else "?"
+            quals = {self.text(c) for c in p.children if c.type == "type_qualifier"}
+            decl = p.child_by_field_name("declarator")
+            depth = 0
+            restrict = False
+            while decl is not None and decl.type in ("pointer_declarator", "reference_declarator", "array_declarator",
+                                                      "abstract_pointer_declarator"):
+                if decl.type != "reference_declarator":
+                    depth += 1
+                restrict = restrict or any(self.text(c) in ("__restrict__", "restrict") for c in decl.children
+                                           if c.type == "type_qualifier")
+                decl = decl.child_by_field_name("declarator")
+            name = self.text(decl) if decl is not None else f"arg{len(out)}"
+            out.append(Param(name, base, depth, "const" in quals, restrict))
+        return tuple(out)
+
+    def _local_arrays(self, body):
+        stack = [body]
+        while stack:
+            n = stack.pop()
+            if n.type == "declaration":
+                quals = self._qualifiers(n)
+                if "__shared__" in quals:
+                    tnode = n.child_by_field_name("type")
+                    base = self.text(tnode) if tnode is not None else "?"
+                    for decl in n.children_by_field_name("declarator"):
+                        if decl.type == "init_declarator":
+                            decl = decl.child_by_field_name("declarator")
+                        arr = self._array(decl, base, "extern" in quals, n.start_point[0] + 1, "shared")
+                        if arr is not None:
+                            yield arr
+                continue
+            if n.type in ("function_definition", "lambda_expression"):
+                continue
+            stack.extend(n.children)
+
+    # -- launches
+    def _maybe_launch(self, node) -> None:
+        syntax = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
+        if syntax is None:
+            return
+        fn = node.child_by_field_name("function")
+        targs: tuple[str, ...] = ()
+        if fn is not None and fn.type == "template_function":
+            name_node = fn.child_by_field_name("name")
+            args = fn.child_by_field_name("arguments")
+            targs = tuple(self.text(a) for a in args.named_children) if args is not None else ()
+            name = self.text(name_node) if name_node is not None else self.text(fn)
+        else:
+            name = self.text(fn) if fn is not None else "?"
+        parts = [c for c in syntax.named_children]
+        grid = self._dims(parts[0]) if parts else None
+        block = self._dims(parts[1]) if len(parts) > 1 else None
+        smem = 0
+        if len(parts) > 2:
+            v = eval_constant(self.text(parts[2]), self.constants)
+            smem = int(v) if isinstance(v, (int, float)) else None
+        (l0, c0) = node.start_point
+        self.launches.append(Launch(name.split("::")[-1], targs, grid, block, smem, l0 + 1, c0 + 1,
+                                    self.text(parts[0]) if parts else "", self.text(parts[1]) if len(parts) > 1 else ""))
+
+    def _dims(self, node) -> tuple[int, int, int] | None:
+        if node.type == "identifier" and self.text(node) in self.dim3_vars:
+            return self.dim3_vars[self.text(node)]
+        if node.type == "call_expression":
+            fn = node.child_by_field_name("function")
+            if fn is not None and self.text(fn) == "dim3":
+                return self._dims_from_args(node.child_by_field_name("arguments"))
+        if node.type == "initializer_list":
+            return self._dims_from_args(node)
+        v = eval_constant(self.text(node), self.constants)
+        return (int(v), 1, 1) if isinstance(v, (int, float)) else None
+
+    def _dims_from_args(self, args) -> tuple[int, int, int] | None:
+        if args is None:
+            return None
+        vals = []
+        for a in args.named_children:
+            v = eval_constant(self.text(a), self.constants)
+            if not isinstance(v, (int, float)):
+                return None
+            vals.append(int(v))
+        if not vals or len(vals) > 3:
+            return None
+        return tuple(vals + [1] * (3 - len(vals)))  # type: ignore[return-value]

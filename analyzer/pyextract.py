@@ -1,0 +1,114 @@
+"""CUDA carried inside Python: `load_inline(cuda_sources=...)`, CuPy `RawKernel`/`RawModule`.
+
+RL pipelines and KernelBench-style solutions pass CUDA as strings. This finds
+those strings with the standard `ast` module (literals, and names bound to
+literals in the same module) and says where each one starts in the .py file,
+so findings can be reported at Python positions.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+_CUDA_KEYWORDS = {"cuda_sources": "load_inline", "code": "RawKernel/RawModule"}
+_CALLS = {"load_inline", "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel"}
+
+
+@dataclass(frozen=True)
+class Embedded:
+    source: str
+    line: int          # 1-based line in the .py file where the CUDA text starts
+    col: int           # 1-based column of its first character
+    exact: bool        # positions map exactly (False: escapes or concatenation; lines may drift)
+    origin: str        # e.g. "load_inline(cuda_sources=...) at line 12"
+
+    def to_python(self, line: int, col: int) -> tuple[int, int]:
+        """Map a 1-based (line, col) inside the CUDA text to the .py file."""
+        if line == 1:
+            return self.line, self.col + col - 1
+        return self.line + line - 1, col
+
+
+def _string_start(src_lines: list[str], node: ast.Constant, segment: str) -> tuple[int, int, bool]:
+    """Where the string's content begins (after the prefix and opening quotes)."""
+    line = src_lines[node.lineno - 1]
+    i = node.col_offset
+    # col_offset is in UTF-8 bytes; convert to characters
+    i = len(line.encode("utf-8")[:i].decode("utf-8", "replace"))
+    j = i
+    while j < len(line) and line[j] in "rRbBuUfF":
+        j += 1
+    quote = line[j:j + 3] if line[j:j + 3] in ('"""', "'''") else line[j:j + 1]
+    raw = "r" in line[i:j].lower()
+    segment_start = j + len(quote)
+    # escapes (`\\n` written out) or implicit concatenation shift positions after them
+    exact = (raw or "\\" not in segment) and node.value in segment
+    return node.lineno, segment_start + 1, exact
+
+
+def _literal_strings(node: ast.AST, names: dict[str, ast.Constant]) -> list[ast.Constant]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node]
+    if isinstance(node, ast.Name) and node.id in names:
+        return [names[node.id]]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        out = []
+        for elt in node.elts:
+            out.extend(_literal_strings(elt, names))
+        return out
+    return []
+
+
+def _bound_names(tree: ast.AST) -> dict[str, ast.Constant]:
+    names: dict[str, ast.Constant] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    names[t.id] = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(node.value, ast.Constant) \
+                and isinstance(node.value.value, str):
+            names[node.target.id] = node.value
+    return names
+
+
+def _call_name(func: ast.AST) -> str:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
+def extract(python_source: str) -> list[Embedded]:
+    """Every CUDA string passed to load_inline / CuPy kernels in a Python module.
+
+    Raises SyntaxError for Python that does not parse.
+    """
+    tree = ast.parse(python_source)
+    names = _bound_names(tree)
+    lines = python_source.splitlines()
+    out: list[Embedded] = []
+    seen: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        fname = _call_name(node.func)
+        if fname not in _CALLS:
+            continue
+        candidates = []
+        for kw in node.keywords:
+            if kw.arg == "cuda_sources" or (kw.arg == "code" and fname != "load_inline"):
+                candidates.append(kw.value)
+        if fname in ("RawKernel", "RawModule") and node.args:
+            candidates.append(node.args[0])
+        for value in candidates:
+            for const in _literal_strings(value, names):
+                if id(const) in seen:
+                    continue
+                seen.add(id(const))
+                segment = ast.get_source_segment(python_source, const) or ""
+                line, col, exact = _string_start(lines, const, segment)
+                out.append(Embedded(const.value, line, col, exact, f"{fname}(...) at line {node.lineno}"))
+    out.sort(key=lambda e: (e.line, e.col))
+    return out

@@ -1,0 +1,254 @@
+"""Registers, spills and memory per kernel: from ptxas where a CUDA compiler is
+present, else a static estimate marked as such.
+
+Off the lint fast path by default (a pre-commit hook must start and finish
+fast, and ptxas costs 0.1-1.5 s per file); `lint --ptxas` turns it on.
+Backends, tried in order for `auto`: NVRTC through cuda-python (no GPU
+needed, device code only) and `nvcc -cubin -Xptxas -v` (any .cu file).
+Results are cached on disk by a hash of source, arch and backend.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .parse import Function, Program
+
+
+@dataclass(frozen=True)
+class Resources:
+    registers: int
+    spill_stores: int = 0         # bytes
+    spill_loads: int = 0          # bytes
+    stack_frame: int = 0          # bytes of local memory per thread
+    shared_static: int = 0        # bytes per block
+    constant: int = 0
+    source: str = "estimate"      # "ptxas (nvrtc)", "ptxas (nvcc)", "estimate"
+
+    @property
+    def measured(self) -> bool:
+        return self.source != "estimate"
+
+
+class CompilerUnavailable(RuntimeError):
+    pass
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("CUDAPERF_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudaperf")
+    path = Path(root) / "resources"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# ------------------------------------------------------------------ ptxas log parsing
+
+_ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(sm_\d+a?)'")
+_PROPS = re.compile(r"Function properties for (\S+)")
+_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_USED = re.compile(r"Used (\d+) registers(?:, used \d+ barriers)?(?:, (\d+) bytes smem)?(?:, (\d+) bytes cmem\[0\])?")
+
+
+def demangle_name(symbol: str) -> str:
+    """The unqualified function name of an Itanium-mangled symbol (enough to match a kernel)."""
+    if not symbol.startswith("_Z"):
+        return symbol
+    s = symbol[2:]
+    if s.startswith("N"):
+        # nested: take the last source name before E
+        s = s[1:]
+        name = symbol
+        while s and s[0].isdigit():
+            m = re.match(r"(\d+)", s)
+            n = int(m.group(1))
+            name = s[len(m.group(1)):len(m.group(1)) + n]
+            s = s[len(m.group(1)) + n:]
+            if s.startswith("I"):
+                break
+        return name
+    m = re.match(r"(\d+)", s)
+    if not m:
+        return symbol
+    n = int(m.group(1))
+    return s[len(m.group(1)):len(m.group(1)) + n]
+
+
+def parse_ptxas_log(log: str, source: str) -> dict[str, Resources]:
+    """Kernel (demangled) -> resources, from `-Xptxas -v` output."""
+    out: dict[str, Resources] = {}
+    current = None
+    frame = (0, 0, 0)
+    for line in log.splitlines():
+        m = _ENTRY.search(line)
+        if m:
+            current = demangle_name(m.group(1))
+            frame = (0, 0, 0)
+            continue
+        m = _PROPS.search(line)
+        if m:
+            current = demangle_name(m.group(1))
+            continue
+        m = _FRAME.search(line)
+        if m and current:
+            frame = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+            continue
+        m = _USED.search(line)
+        if m and current:
+            out[current] = Resources(int(m.group(1)), frame[1], frame[2], frame[0], int(m.group(2) or 0),
+                                     int(m.group(3) or 0), source)
+    return out
+
+
+# ------------------------------------------------------------------ backends
+
+def _nvcc() -> str | None:
+    return shutil.which("nvcc")
+
+
+def compile_nvcc(source: str, arch: str, timeout: float = 60.0) -> dict[str, Resources]:
+    nvcc = _nvcc()
+    if nvcc is None:
+        raise CompilerUnavailable("nvcc not found on PATH")
+    with tempfile.TemporaryDirectory(prefix="cudaperf-") as tmp:
+        src = Path(tmp) / "kernel.cu"
+        src.write_text(source)
+        proc = subprocess.run([nvcc, "-cubin", f"-arch={arch}", "-Xptxas", "-v", "-o", str(Path(tmp) / "k.cubin"), str(src)],
+                              capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        first = next((l for l in proc.stderr.splitlines() if "error" in l), proc.stderr.strip()[:200])
+        raise CompilerUnavailable(f"nvcc failed: {first}")
+    return parse_ptxas_log(proc.stderr, "ptxas (nvcc)")
+
+
+def compile_nvrtc(source: str, arch: str, name_expressions: tuple[str, ...] = ()) -> dict[str, Resources]:
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as exc:
+        raise CompilerUnavailable("cuda-python (cuda.bindings) is not installed") from exc
+    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), b"kernel.cu", 0, [], [])
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise CompilerUnavailable(f"NVRTC: {err}")
+    try:
+        for expr in name_expressions:
+            nvrtc.nvrtcAddNameExpression(prog, expr.encode())
+        opts = [f"--gpu-architecture={arch}".encode(), b"-Xptxas=-v", b"--std=c++17", b"-default-device"]
+        include = _cuda_include()
+        if include:
+            opts.append(f"-I{include}".encode())
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+        log = b" " * size
+        nvrtc.nvrtcGetProgramLog(prog, log)
+        text = log.decode(errors="replace")
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            first = next((l for l in text.splitlines() if "error" in l), text.strip()[:200])
+            raise CompilerUnavailable(f"NVRTC failed: {first}")
+        return parse_ptxas_log(text, "ptxas (nvrtc)")
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def _cuda_include() -> str | None:
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")):
+        if root and os.path.isdir(os.path.join(root, "include")):
+            return os.path.join(root, "include")
+    nvcc = _nvcc()
+    if nvcc:
+        real = os.path.realpath(nvcc)
+        # the PATH entry may be a wrapper script: read the exec line
+        try:
+            text = Path(real).read_text(errors="ignore")[:400] if os.path.getsize(real) < 4096 else ""
+        except OSError:
+            text = ""
+        m = re.search(r"(/\S+)/bin/nvcc", text)
+        root = m.group(1) if m else os.path.dirname(os.path.dirname(real))
+        if os.path.isdir(os.path.join(root, "include")):
+            return os.path.join(root, "include")
+    return None
+
+
+def device_code(program: Program) -> str:
+    """The file with host-only functions removed, for NVRTC (which has no host headers)."""
+    src = program.source
+    cut = []
+    for f in program.functions:
+        if f.kind == "host":
+            node = f.node
+            parent = node.parent
+            if parent is not None and parent.type == "template_declaration":
+                node = parent
+            cut.append((node.start_byte, node.end_byte))
+    out = bytearray(src)
+    for start, end in cut:
+        for i in range(start, end):
+            if out[i] != 10:
+                out[i] = 32
+    text = out.decode("utf-8", "replace")
+    # host headers NVRTC cannot see
+    return re.sub(r"^[ \t]*#[ \t]*include[ \t]*[<\"](?!cuda_fp16|cuda_bf16|cooperative_groups|mma|cuda/)[^>\"]*[>\"]",
+                  "", text, flags=re.M)
+
+
+def ptxas_resources(program: Program, arch: str, backend: str = "auto") -> dict[str, Resources]:
+    """ptxas figures per kernel name; raises CompilerUnavailable if no backend works."""
+    text = program.source.decode("utf-8", "replace")
+    key = hashlib.sha256(f"{arch}|{backend}|{text}".encode()).hexdigest()[:24]
+    cached = cache_dir() / f"{key}.json"
+    if cached.exists():
+        try:
+            return {k: Resources(**v) for k, v in json.loads(cached.read_text()).items()}
+        except (ValueError, TypeError):
+            pass
+    errors = []
+    result = None
+    order = ["nvrtc", "nvcc"] if backend == "auto" else [backend]
+    for b in order:
+        try:
+            result = compile_nvrtc(device_code(program), arch) if b == "nvrtc" else compile_nvcc(text, arch)
+            break
+        except CompilerUnavailable as exc:
+            errors.append(str(exc))
+        except subprocess.TimeoutExpired:
+            errors.append(f"{b}: timed out")
+    if result is None:
+        raise CompilerUnavailable("; ".join(errors))
+    tmp = cached.with_suffix(".tmp")
+    tmp.write_text(json.dumps({k: asdict(v) for k, v in result.items()}))
+    os.replace(tmp, cached)
+    return result
+
+
+# ------------------------------------------------------------------ static estimate
+
+def estimate_registers(program: Program, kernel: Function) -> Resources:
+    """A rough static register count: live scalars, pointers and unrolled local arrays.
+
+    Marked as an estimate; `corpus validate` measures how far it is from ptxas.
+    """
+    text = program.text(kernel.body)
+    pointers = sum(1 for p in kernel.params if p.pointer)
+    scalars = sum(1 for p in kernel.params if not p.pointer)
+    regs = 8 + 2 * pointers + scalars
+    decl = re.findall(r"\b(?:int|unsigned|float|size_t|long|double|half|float2|float4|int4|auto|bool)\b\s+[A-Za-z_]", text)
+    regs += 2 * len(decl)
+    regs += 6 * len(re.findall(r"\bfloat4\b|\bint4\b|\bdouble2\b", text))
+    regs += 2 * len(re.findall(r"\bdouble\b", text))
+    for m in re.finditer(r"\b(?:float|int|double|half)\s+\w+\s*\[\s*(\w+)\s*\](?:\s*\[\s*(\w+)\s*\])?", text):
+        if "__shared__" in text[max(0, m.start() - 40):m.start()]:
+            continue
+        dims = [program.constants.get(g, int(g) if g and g.isdigit() else None) for g in m.groups() if g]
+        if all(isinstance(d, (int, float)) for d in dims):
+            count = 1
+            for d in dims:
+                count *= int(d)
+            regs += min(count, 128)
+    regs += 4 * text.count("for")
+    regs = max(16, min(255, -(-regs // 8) * 8))
+    return Resources(regs, source="estimate")

@@ -1,0 +1,162 @@
+"""The registry of lint rules.
+
+Each rule has a stable code, a name, a severity, a one-line summary, a doc in
+four parts (what it does; why it is bad; example; use instead) and a check.
+Kernel rules see one `KernelContext`; file rules see the whole `FileContext`.
+Rule modules register themselves on import; `all_rules()` imports them.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import textwrap
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Callable, Iterable
+
+from .. import models
+from ..access import Access, KernelAccesses
+from ..parse import Function, Program
+from ..resources import Resources
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    severity: str
+    message: str
+    path: str
+    line: int
+    col: int
+    kernel: str = ""
+    estimate: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def sort_key(self):
+        return (self.path, self.line, self.col, self.code)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Thresholds the rules use; the config file and the command line set them."""
+
+    min_occupancy: float = 0.25
+    coalescing_slack: float = 1.5     # flag when sectors/request > ideal * slack
+    min_bank_ways: float = 1.5
+    max_iters: int = 8
+
+
+@dataclass
+class KernelContext:
+    program: Program
+    kernel: Function
+    accesses: KernelAccesses
+    launch: models.Launch
+    launch_source: str                # where the block shape came from, for messages
+    arch: models.Arch
+    resources: Resources
+    options: Options = field(default_factory=Options)
+    param_defaults: dict = field(default_factory=dict)
+
+    @cached_property
+    def estimates(self) -> list[models.Estimate | None]:
+        return [models.estimate(a, self.launch, max_iters=self.options.max_iters, defaults=self.param_defaults)
+                for a in self.accesses.accesses]
+
+    def estimate_of(self, access: Access) -> models.Estimate | None:
+        return self.estimates[self.accesses.accesses.index(access)]
+
+    @cached_property
+    def static_shared_bytes(self) -> int:
+        total = 0
+        for arr in list(self.kernel.shared) + [g for g in self.program.globals_ if g.space == "shared"]:
+            if arr.extern:
+                continue
+            size = 1
+            for d in arr.dims:
+                size *= d or 0
+            from ..parse import type_size
+            total += size * (type_size(arr.type, self.program.structs) or 4)
+        return total
+
+    @cached_property
+    def occupancy(self) -> models.Occupancy:
+        smem = self.resources.shared_static if self.resources.measured else self.static_shared_bytes
+        dynamic = self.launch_smem
+        return models.occupancy(self.arch, self.launch.threads, self.resources.registers, smem + dynamic)
+
+    launch_smem: int = 0
+
+    def finding(self, rule: "Rule", line: int, col: int, message: str, **estimate) -> Finding:
+        return Finding(rule.code, rule.name, rule.severity, message, self.program.path, line, col, self.kernel.name,
+                       estimate)
+
+
+@dataclass
+class FileContext:
+    program: Program
+    kernels: list[KernelContext]
+    options: Options = field(default_factory=Options)
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    doc: str
+    check: Callable[..., Iterable[Finding]]
+    scope: str = "kernel"             # "kernel" or "file"
+
+    def explain(self) -> str:
+        return f"{self.code} {self.name} ({self.severity})\n\n{self.summary}\n\n{self.doc.strip()}\n"
+
+
+_REGISTRY: dict[str, Rule] = {}
+
+
+def rule(code: str, name: str, severity: str, summary: str, doc: str, scope: str = "kernel"):
+    """Register a check function as a rule."""
+    assert severity in SEVERITIES, severity
+
+    def wrap(fn):
+        if code in _REGISTRY:
+            raise ValueError(f"duplicate rule code {code}")
+        r = Rule(code, name, severity, summary, textwrap.dedent(doc), None, scope)  # type: ignore[arg-type]
+        r = Rule(code, name, severity, summary, textwrap.dedent(doc), lambda ctx, _r=r: fn(ctx, _r), scope)
+        _REGISTRY[code] = r
+        return fn
+
+    return wrap
+
+
+_LOADED = False
+
+
+def all_rules() -> dict[str, Rule]:
+    global _LOADED
+    if not _LOADED:
+        for info in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{info.name}")
+        _LOADED = True
+    return dict(sorted(_REGISTRY.items()))
+
+
+def select(codes: dict[str, Rule], select: Iterable[str] | None, ignore: Iterable[str] | None) -> dict[str, Rule]:
+    """ruff-style selection: prefixes ('GM' selects GM101..); ignore wins over select."""
+    sel = [s.strip().upper() for s in (select or []) if s.strip()]
+    ign = [s.strip().upper() for s in (ignore or []) if s.strip()]
+    unknown = [p for p in sel + ign if p != "ALL" and not any(c.startswith(p) for c in codes)]
+    if unknown:
+        raise ValueError(f"unknown rule code or prefix: {', '.join(unknown)}")
+    out = {}
+    for code, r in codes.items():
+        if sel and "ALL" not in sel and not any(code.startswith(p) for p in sel):
+            continue
+        if any(code.startswith(p) for p in ign) or "ALL" in ign:
+            continue
+        out[code] = r
+    return out

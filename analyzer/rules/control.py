@@ -1,0 +1,68 @@
+"""Control flow: barriers under divergent conditions, divergent branches in loops."""
+from __future__ import annotations
+
+from .. import models
+from .. import symbolic as S
+from . import KernelContext, rule
+
+_BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__barrier_sync"}
+
+
+@rule("SY301", "divergent-syncthreads", "error",
+      "`__syncthreads()` under a condition that differs between threads of a block.",
+      """
+      What it does
+          Flags block-wide barriers inside `if`s, loops or after early `return`s whose condition
+          depends on the thread (threadIdx, or values derived from it, or per-thread data).
+
+      Why is this bad?
+          Every thread of the block must reach the same barrier. If some threads skip it the
+          kernel hangs or silently computes garbage: the behaviour is undefined.
+
+      Example
+          if (threadIdx.x < n) { s[threadIdx.x] = x[threadIdx.x]; __syncthreads(); }
+
+      Use instead
+          if (threadIdx.x < n) s[threadIdx.x] = x[threadIdx.x];
+          __syncthreads();
+      """)
+def divergent_barrier(ctx: KernelContext, r):
+    for b in ctx.accesses.barriers:
+        if b.name not in _BLOCK_BARRIERS:
+            continue
+        bad = [g for g in b.guards if ctx.accesses.thread_dependent(g)]
+        if bad:
+            yield ctx.finding(r, b.line, b.col,
+                              f"{b.name}() is reached only by threads where `{S.to_str(bad[0])[:80]}` holds; "
+                              f"threads that skip it leave the block deadlocked or undefined")
+
+
+@rule("DV401", "divergent-branch-in-loop", "warning",
+      "A branch inside a loop whose condition splits the lanes of a warp.",
+      """
+      What it does
+          Evaluates each `if` condition inside a loop for every lane of a warp over the loop's
+          first iterations and reports conditions that are true for some lanes and false for
+          others (bounds checks that only split the last block are not reported).
+
+      Why is this bad?
+          A warp runs both sides of a divergent branch one after the other, with the other lanes
+          idle; in a hot loop that multiplies the loop's cost.
+
+      Example
+          for (int s = 1; s < blockDim.x; s *= 2)
+              if (tid % (2 * s) == 0) sdata[tid] += sdata[tid + s];
+
+      Use instead
+          for (int s = blockDim.x / 2; s > 0; s >>= 1)
+              if (tid < s) sdata[tid] += sdata[tid + s];   // whole warps drop out together
+      """)
+def divergent_branch(ctx: KernelContext, r):
+    for b in ctx.accesses.branches:
+        if not b.loops or not ctx.accesses.thread_dependent(b.cond):
+            continue
+        if models.is_divergent(b.cond, b.loops, b.guards, ctx.launch) is True:
+            yield ctx.finding(r, b.line, b.col,
+                              f"branch `{b.text[:60]}` splits warps inside the loop at line {b.loops[-1].line}: "
+                              f"both paths run one after the other",
+                              condition=S.to_str(b.cond)[:200])

@@ -1,0 +1,192 @@
+"""Global memory: coalescing, vector width, bounds guards, contended atomics."""
+from __future__ import annotations
+
+from .. import symbolic as S
+from . import KernelContext, rule
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.0f}" if abs(x - round(x)) < 0.05 else f"{x:.1f}"
+
+
+def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
+    for access, est in zip(ctx.accesses.accesses, ctx.estimates):
+        if access.space != "global" or access.kind not in kinds or est is None or not est.requests:
+            continue
+        per, ideal = est.per_request, est.ideal_per_request
+        if per > ideal * ctx.options.coalescing_slack and per - ideal >= 2:
+            what = "load" if access.kind == "load" else "store"
+            assumed = f" (assuming {', '.join(f'{a}={4096}' for a in est.assumed)})" if est.assumed else ""
+            yield ctx.finding(
+                r, access.line, access.col,
+                f"uncoalesced global {what} `{access.text}`: {_fmt(per)} sectors/request, ideal {_fmt(ideal)} "
+                f"({per / ideal:.1f}x the DRAM traffic; block {ctx.launch.block[0]}x{ctx.launch.block[1]}x{ctx.launch.block[2]} "
+                f"from {ctx.launch_source}){assumed}",
+                sectors_per_request=round(per, 3), ideal_sectors_per_request=round(ideal, 3),
+                address=S.to_str(access.address), array=access.array)
+
+
+@rule("GM101", "uncoalesced-global-load", "warning",
+      "A warp's global load touches more 32-byte sectors than the data it reads needs.",
+      """
+      What it does
+          Evaluates the load's address for every lane of a warp (block shape from the launch site,
+          `__launch_bounds__` or --block-size) and counts the 32-byte sectors each warp request touches,
+          averaged over the loop iterations around it.
+
+      Why is this bad?
+          DRAM and L2 move whole sectors. A warp reading 32 floats with a stride of 32 elements
+          touches 32 sectors (1024 bytes) to use 128 bytes: 8x the traffic, and a memory-bound
+          kernel runs up to 8x slower.
+
+      Example
+          out[x * n + y] = in[y * n + x];   // threadIdx.x moves x: the store strides by n
+
+      Use instead
+          Make threadIdx.x move the fastest-varying (contiguous) index, or stage the tile through
+          shared memory (transpose via `__shared__ float tile[32][33]`).
+      """)
+def uncoalesced_load(ctx: KernelContext, r):
+    yield from _uncoalesced(ctx, r, ("load",))
+
+
+@rule("GM102", "uncoalesced-global-store", "warning",
+      "A warp's global store touches more 32-byte sectors than the data it writes needs.",
+      """
+      What it does
+          Like GM101, for stores and atomics: sectors per warp request from each lane's address.
+
+      Why is this bad?
+          Partial-sector writes waste DRAM bandwidth the same way strided loads do, and L2 must
+          merge the partial sectors.
+
+      Example
+          out[threadIdx.x * n + blockIdx.x] = v;
+
+      Use instead
+          out[blockIdx.x * n + threadIdx.x] = v;   // consecutive lanes, consecutive addresses
+      """)
+def uncoalesced_store(ctx: KernelContext, r):
+    yield from _uncoalesced(ctx, r, ("store",))
+
+
+@rule("GM103", "unvectorized-load", "info",
+      "Contiguous 4-byte (or 2-byte) global loads that could be 16 bytes wide.",
+      """
+      What it does
+          Finds arrays that a kernel only reads with contiguous, fully coalesced scalar loads of
+          4 bytes or less per lane.
+
+      Why is this bad?
+          Each load instruction moves 128 bytes per warp; float4 loads move 512 bytes with the
+          same instruction count, so memory-bound kernels issue 4x fewer instructions and keep
+          more bytes in flight per thread.
+
+      Example
+          y[i] = a * x[i] + y[i];
+
+      Use instead
+          float4 v = reinterpret_cast<const float4*>(x)[i];   // and handle the tail n % 4
+      """)
+def unvectorized(ctx: KernelContext, r):
+    # Only streaming 1-D kernels: tiled 2-D kernels and shared-memory staging have other reasons
+    # for their load width, and flagging them is noise.
+    if ctx.launch.block[1] > 1 or ctx.static_shared_bytes or ctx.launch_smem:
+        return
+    by_array: dict[str, list] = {}
+    for access, est in zip(ctx.accesses.accesses, ctx.estimates):
+        if access.space == "global" and access.kind == "load":
+            by_array.setdefault(access.array, []).append((access, est))
+    for array, items in by_array.items():
+        ok = all(est is not None and est.requests and a.elem_size <= 4 and est.active_lanes >= 31.5
+                 and abs(est.per_request - est.ideal_per_request) < 0.01
+                 and est.ideal_per_request >= a.elem_size  # one element per lane, not a broadcast
+                 for a, est in items)
+        if ok:
+            first = items[0][0]
+            width = 16 // first.elem_size
+            yield ctx.finding(r, first.line, first.col,
+                              f"`{array}` is read with contiguous {first.elem_size}-byte loads "
+                              f"({_fmt(items[0][1].per_request)} sectors/request); {width} elements per thread as one "
+                              f"16-byte load would issue {width}x fewer load instructions",
+                              elem_size=first.elem_size, array=array)
+
+
+def _has_bound_check(ctx: KernelContext, access) -> bool:
+    conds = list(access.guards) + [lp.cond for lp in access.loops if lp.cond is not None]
+    return any(ctx.accesses.thread_dependent(c) or S.symbols(c) & {l.var for l in access.loops if l.var} for c in conds)
+
+
+@rule("GM104", "missing-bounds-guard", "warning",
+      "A global access indexed by the global thread id with no bounds check around it.",
+      """
+      What it does
+          Flags global loads and stores whose address depends on both blockIdx and threadIdx (a
+          global thread index) in a kernel that takes a size parameter, when no condition on a
+          thread-dependent value (an `if`, an early `return`, a loop condition) guards them.
+
+      Why is this bad?
+          Grids are rounded up to whole blocks, so the last block overhangs the data whenever the
+          size is not a multiple of the block: those threads read or write out of bounds.
+
+      Example
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          y[i] = 2.0f * x[i];
+
+      Use instead
+          if (i < n) y[i] = 2.0f * x[i];   // or a grid-stride loop: for (; i < n; i += stride)
+      """)
+def missing_guard(ctx: KernelContext, r):
+    if not any(not p.pointer and p.type in ("int", "unsigned", "unsigned int", "size_t", "long", "int64_t", "long long",
+                                           "uint32_t", "int32_t", "uint64_t")
+               for p in ctx.kernel.params):
+        return
+    seen = set()
+    for access in ctx.accesses.accesses:
+        if access.space != "global" or access.function != ctx.kernel.name:
+            continue
+        syms = S.symbols(access.address)
+        if not (syms & set(S.THREAD_SYMBOLS)) or not (syms & set(S.BLOCK_SYMBOLS)):
+            continue
+        if _has_bound_check(ctx, access) or access.line in seen:
+            continue
+        seen.add(access.line)
+        yield ctx.finding(r, access.line, access.col,
+                          f"`{access.text}` is indexed by the global thread id and nothing checks it against the size: "
+                          f"threads of an overhanging last block access out of bounds",
+                          array=access.array, address=S.to_str(access.address))
+
+
+@rule("GM105", "contended-global-atomic", "warning",
+      "A global atomic on one address that every thread (or every loop iteration) hits.",
+      """
+      What it does
+          Flags global atomics whose address is the same for all threads of a block when more than
+          one lane of a warp performs them, or when they sit inside a loop.
+
+      Why is this bad?
+          Atomics to one address serialize in L2: a million threads adding to `out[0]` run one
+          after another at a few per clock for the whole GPU.
+
+      Example
+          atomicAdd(out, x[i]);             // every thread, one address
+
+      Use instead
+          Reduce in registers and shared memory first (warp shuffles, then one thread per block),
+          and issue one atomic per block.
+      """)
+def contended_atomic(ctx: KernelContext, r):
+    for access, est in zip(ctx.accesses.accesses, ctx.estimates):
+        if access.space != "global" or access.kind != "atomic":
+            continue
+        if ctx.accesses.thread_dependent(access.address):
+            continue
+        lanes = est.active_lanes if est is not None else None
+        in_loop = bool(access.loops)
+        if (lanes is not None and lanes >= 2) or (in_loop and (lanes is None or lanes >= 2 or not access.guards)):
+            detail = f"{lanes:.0f} lanes per warp request hit one address" if lanes else "one address for every thread"
+            where = f" inside the loop at line {access.loops[-1].line}" if in_loop else ""
+            yield ctx.finding(r, access.line, access.col,
+                              f"global atomic `{access.text}` on a thread-invariant address{where}: {detail}; "
+                              f"the updates serialize",
+                              lanes_per_request=lanes, in_loop=in_loop)

@@ -1,0 +1,105 @@
+"""Resources: occupancy, register spills, block shapes."""
+from __future__ import annotations
+
+from . import FileContext, KernelContext, rule
+
+
+@rule("OC601", "low-occupancy", "warning",
+      "Theoretical occupancy below the threshold (default 25% of the SM's warps).",
+      """
+      What it does
+          Computes theoretical occupancy from the block size, registers per thread (ptxas with
+          --ptxas, else a static estimate) and shared memory per block, with the target
+          architecture's limits (--arch, default sm_90), and names the limiting resource.
+
+      Why is this bad?
+          Few resident warps leave too little independent work to hide memory latency: a
+          memory-bound kernel at 12% occupancy rarely reaches full bandwidth.
+
+      Example
+          __global__ void k(...) { __shared__ float big[12288]; ... }   // 48 KB: few blocks per SM
+
+      Use instead
+          Smaller tiles, fewer registers (`__launch_bounds__`), or more work per thread with
+          independent loads in flight, if the low occupancy is deliberate.
+      """)
+def low_occupancy(ctx: KernelContext, r):
+    occ = ctx.occupancy
+    if occ.occupancy >= ctx.options.min_occupancy:
+        return
+    regs = ctx.resources.registers
+    how = "ptxas" if ctx.resources.measured else "estimated; run with --ptxas for the real count"
+    yield ctx.finding(r, ctx.kernel.line, ctx.kernel.col,
+                      f"theoretical occupancy {occ.occupancy:.0%} ({occ.warps_per_sm} of {ctx.arch.max_warps_per_sm} warps "
+                      f"on {ctx.arch.name}), limited by {occ.limiter}: block {ctx.launch.threads} threads, "
+                      f"{regs} registers/thread ({how}), {ctx.static_shared_bytes + ctx.launch_smem} B shared/block",
+                      occupancy=round(occ.occupancy, 4), limiter=occ.limiter, registers=regs,
+                      registers_source=ctx.resources.source)
+
+
+@rule("OC602", "register-spills", "warning",
+      "ptxas spilled registers to local memory (needs --ptxas).",
+      """
+      What it does
+          Reads the spill stores and loads that ptxas reports for the kernel (with --ptxas).
+
+      Why is this bad?
+          Spilled values live in local memory (DRAM, cached in L1): every access costs far more
+          than a register, usually inside the hottest loop.
+
+      Example
+          float acc[16][16];   // 256 accumulators per thread
+
+      Use instead
+          Smaller register tiles, fewer live values, or a higher register budget through
+          `__launch_bounds__(threads, minBlocks)` that still fits.
+      """)
+def spills(ctx: KernelContext, r):
+    res = ctx.resources
+    if not res.measured or (res.spill_stores == 0 and res.spill_loads == 0):
+        return
+    yield ctx.finding(r, ctx.kernel.line, ctx.kernel.col,
+                      f"ptxas spills {res.spill_stores} bytes (stores) and {res.spill_loads} bytes (loads) per thread "
+                      f"to local memory at {res.registers} registers",
+                      spill_stores=res.spill_stores, spill_loads=res.spill_loads, registers=res.registers)
+
+
+@rule("OC603", "bad-block-shape", "warning",
+      "A launch whose block is not a whole number of warps, or more than 1024 threads.",
+      """
+      What it does
+          Checks constant block shapes at `<<<grid, block>>>` launch sites and in
+          `__launch_bounds__`.
+
+      Why is this bad?
+          Warps are 32 threads: a 100-thread block still occupies 4 warps, and the last one runs
+          at 4/32 of its width. Over 1024 threads the launch fails outright.
+
+      Example
+          kernel<<<blocks, 100>>>(...);
+
+      Use instead
+          kernel<<<blocks, 128>>>(...);   // and guard the extra threads
+      """, scope="file")
+def block_shape(ctx: FileContext, r):
+    for launch in ctx.program.launches:
+        if launch.block is None:
+            continue
+        threads = launch.block[0] * launch.block[1] * launch.block[2]
+        if threads > 1024:
+            msg = f"block {launch.block_text} has {threads} threads: launches fail above 1024"
+        elif threads % 32:
+            msg = f"block {launch.block_text} has {threads} threads, not a multiple of 32: the last warp runs {threads % 32}/32 full"
+        else:
+            continue
+        from . import Finding
+        yield Finding(r.code, r.name, r.severity, msg, ctx.program.path, launch.line, launch.col, launch.kernel,
+                      {"threads": threads})
+    for k in ctx.program.kernels:
+        lb = k.launch_bounds
+        if lb and lb.max_threads and (lb.max_threads % 32 or lb.max_threads > 1024):
+            from . import Finding
+            yield Finding(r.code, r.name, r.severity,
+                          f"__launch_bounds__({lb.max_threads}) is not a multiple of 32 threads" if lb.max_threads <= 1024
+                          else f"__launch_bounds__({lb.max_threads}) exceeds 1024 threads",
+                          ctx.program.path, k.line, k.col, k.name, {"threads": lb.max_threads})

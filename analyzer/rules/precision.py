@@ -1,0 +1,41 @@
+"""Floating point: double precision sneaking into float kernels."""
+from __future__ import annotations
+
+import re
+
+from . import KernelContext, rule
+
+_ARITH_PARENTS = re.compile(r"[-+*/<>]")
+
+
+@rule("FP501", "double-in-float-kernel", "warning",
+      "Double-precision arithmetic in a kernel that works in float.",
+      """
+      What it does
+          In kernels that use float and declare no double data, flags unsuffixed floating literals
+          (`1.0`, `0.5`, `1e-5`) used in arithmetic, and double math calls (`sqrt`, `exp`, ...)
+          whose argument is promoted to double by such a literal.
+
+      Why is this bad?
+          `x * 0.5` with float x converts x to double, multiplies in FP64 and converts back.
+          FP64 throughput is 1/2 of FP32 on an H100/H200 and 1/64 on consumer GPUs, and the
+          conversions cost instructions too.
+
+      Example
+          y[i] = 0.5 * x[i] * (1.0 + tanhf(x[i]));
+
+      Use instead
+          y[i] = 0.5f * x[i] * (1.0f + tanhf(x[i]));
+      """)
+def double_in_float(ctx: KernelContext, r):
+    acc = ctx.accesses
+    if acc.uses_double or not acc.uses_float:
+        return
+    if any(p.type in ("double", "double2") for p in ctx.kernel.params):
+        return
+    for lit in acc.float_literals:
+        if not _ARITH_PARENTS.search(lit.context.replace(lit.text, "", 1)):
+            continue  # `float y = 0.0;` is converted at compile time
+        yield ctx.finding(r, lit.line, lit.col,
+                          f"double literal `{lit.text}` in `{lit.context[:60]}` makes the arithmetic FP64; "
+                          f"write `{lit.text}f`", literal=lit.text)

@@ -1,0 +1,118 @@
+"""Shared memory: bank conflicts and missing barriers."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import models
+from .. import symbolic as S
+from . import KernelContext, rule
+
+
+@rule("SM201", "shared-bank-conflict", "warning",
+      "A shared-memory access whose lanes collide in the same bank.",
+      """
+      What it does
+          Evaluates each lane's shared-memory address and counts wavefronts per warp request over
+          32 banks of 4 bytes (lanes reading the same word are a broadcast; 8- and 16-byte accesses
+          are served in 2 and 4 phases). Reports the average n-way conflict.
+
+      Why is this bad?
+          An n-way conflict serializes the request into n wavefronts: n times the shared-memory
+          time for that instruction.
+
+      Example
+          __shared__ float tile[32][32];
+          v = tile[threadIdx.x][threadIdx.y];   // column read: all 32 lanes in one bank
+
+      Use instead
+          __shared__ float tile[32][33];        // pad a row by one word
+      """)
+def bank_conflict(ctx: KernelContext, r):
+    for access, est in zip(ctx.accesses.accesses, ctx.estimates):
+        if access.space != "shared" or est is None or not est.requests:
+            continue
+        if est.ways >= ctx.options.min_bank_ways:
+            what = {"load": "read", "store": "write", "atomic": "atomic"}[access.kind]
+            yield ctx.finding(r, access.line, access.col,
+                              f"{est.ways:.1f}-way bank conflict on shared {what} `{access.text}`: "
+                              f"{est.per_request:.1f} wavefronts/request, ideal {est.ideal_per_request:.1f}",
+                              ways=round(est.ways, 3), wavefronts_per_request=round(est.per_request, 3),
+                              ideal_wavefronts_per_request=round(est.ideal_per_request, 3), array=access.array)
+
+
+def _cross_thread(ctx: KernelContext, store, load) -> bool | None:
+    """Does some thread read an element that another thread wrote? None if we cannot tell."""
+    launch = ctx.launch
+    env0 = models.thread_env(launch, 1024)
+    n = env0["threadIdx.x"].shape[0]
+    needed = S.symbols(store.address) | S.symbols(load.address)
+    for g in store.guards + load.guards:
+        needed |= S.symbols(g)
+    env, _ = models.bind_params(env0, launch.args, needed, ctx.param_defaults)
+    loops = load.loops if len(load.loops) >= len(store.loops) else store.loops
+    for point, _w in models.iterations(loops, env, 2, [4]):
+        sa = S.evaluate(store.address, point)
+        la = S.evaluate(load.address, point)
+        if sa is None or la is None:
+            return None
+        sa = np.broadcast_to(np.asarray(sa), (n,))
+        la = np.broadcast_to(np.asarray(la), (n,))
+        sm = models.active_mask(store.guards, point, n)
+        lm = models.active_mask(load.guards, point, n)
+        writer = {}
+        for t in np.flatnonzero(sm):
+            writer.setdefault(int(sa[t]), set()).add(int(t))
+        for t in np.flatnonzero(lm):
+            w = writer.get(int(la[t]))
+            if w and (w - {int(t)}):
+                return True
+        return False
+    return None
+
+
+@rule("SM202", "shared-race-missing-barrier", "error",
+      "Shared memory written by one thread and read by another with no barrier in between.",
+      """
+      What it does
+          Follows shared-memory stores and loads in program order; when a load reads an element
+          that another thread of the block stored since the last `__syncthreads()` (or
+          `__syncwarp()`), it reports a race.
+
+      Why is this bad?
+          Without a barrier nothing orders the other thread's store before this load: the result
+          depends on scheduling. `volatile` does not order threads on Volta and later GPUs
+          (independent thread scheduling).
+
+      Example
+          s[threadIdx.x] = x[i];
+          y[i] = s[threadIdx.x + 1];      // written by the neighbouring thread
+
+      Use instead
+          s[threadIdx.x] = x[i];
+          __syncthreads();
+          y[i] = s[threadIdx.x + 1];
+      """)
+def shared_race(ctx: KernelContext, r):
+    pending: list = []
+    reported = set()
+    for ev in ctx.accesses.events:
+        if ev.kind == "barrier":
+            pending.clear()
+            continue
+        acc = ev.item
+        if acc.kind in ("store", "atomic"):
+            pending.append(acc)
+            continue
+        for st in pending:
+            if st.array != acc.array or st.address == acc.address or (acc.line, st.line) in reported:
+                continue
+            if acc.kind == "atomic" or st.kind == "atomic":
+                continue
+            if _cross_thread(ctx, st, acc):
+                reported.add((acc.line, st.line))
+                yield ctx.finding(r, acc.line, acc.col,
+                                  f"shared read `{acc.text}` may see another thread's write at line {st.line} "
+                                  f"(`{st.text}`) with no barrier in between: add __syncthreads() "
+                                  f"(or __syncwarp() within one warp)",
+                                  array=acc.array, write_line=st.line)
+                break

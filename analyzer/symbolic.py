@@ -1,0 +1,387 @@
+"""Small symbolic expressions over thread, block, loop and parameter symbols.
+
+Expressions are nested tuples (cheap to build, hashable, picklable):
+
+    ("c", value)              constant
+    ("s", name)               symbol: "threadIdx.x", "blockDim.y", "n", a loop variable...
+    ("b", op, left, right)    binary operator, C semantics
+    ("u", op, operand)        unary operator: "-", "!", "~"
+    ("?:", cond, a, b)        conditional
+    ("f", name, (args...))    call: min/max/abs... are evaluated, others are opaque
+    ("ld", array, index)      a value loaded from memory: differs per thread if its index does
+    ("?", reason)             unknown
+
+Two things are done with them: `evaluate` over numpy arrays of all threads at
+once (the models use it to get each lane's address), and `to_poly` for an
+exact affine/polynomial form where one exists (for display and checks).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+Expr = tuple
+
+UNKNOWN: Expr = ("?", "unknown")
+
+THREAD_SYMBOLS = ("threadIdx.x", "threadIdx.y", "threadIdx.z")
+BLOCK_SYMBOLS = ("blockIdx.x", "blockIdx.y", "blockIdx.z")
+DIM_SYMBOLS = ("blockDim.x", "blockDim.y", "blockDim.z", "gridDim.x", "gridDim.y", "gridDim.z")
+BUILTIN_SYMBOLS = frozenset(THREAD_SYMBOLS + BLOCK_SYMBOLS + DIM_SYMBOLS + ("warpSize",))
+
+
+def const(v: int | float) -> Expr:
+    return ("c", v)
+
+
+def sym(name: str) -> Expr:
+    return ("s", name)
+
+
+def is_const(e: Expr) -> bool:
+    return e[0] == "c"
+
+
+def binop(op: str, a: Expr, b: Expr) -> Expr:
+    """Build a binary node, folding constants and trivial identities."""
+    if a[0] == "?" or b[0] == "?":
+        return a if a[0] == "?" else b
+    if a[0] == "c" and b[0] == "c":
+        v = _apply(op, a[1], b[1])
+        if v is not None:
+            return ("c", v)
+    if op == "+":
+        if a == ("c", 0):
+            return b
+        if b == ("c", 0):
+            return a
+    elif op == "-" and b == ("c", 0):
+        return a
+    elif op == "*":
+        if a == ("c", 1):
+            return b
+        if b == ("c", 1):
+            return a
+        if a == ("c", 0) or b == ("c", 0):
+            return ("c", 0)
+    elif op == "/" and b == ("c", 1):
+        return a
+    return ("b", op, a, b)
+
+
+def size(e: Expr) -> int:
+    """Node count, to stop substitution from blowing up."""
+    t = e[0]
+    if t == "b":
+        return 1 + size(e[2]) + size(e[3])
+    if t == "u":
+        return 1 + size(e[2])
+    if t == "?:":
+        return 1 + size(e[1]) + size(e[2]) + size(e[3])
+    if t == "f":
+        return 1 + sum(size(a) for a in e[2])
+    if t == "ld":
+        return 1 + size(e[2])
+    return 1
+
+
+def symbols(e: Expr, out: set[str] | None = None) -> set[str]:
+    """Free symbols; loads contribute the symbols of their index (their value varies with it)."""
+    if out is None:
+        out = set()
+    t = e[0]
+    if t == "s":
+        out.add(e[1])
+    elif t == "b":
+        symbols(e[2], out)
+        symbols(e[3], out)
+    elif t == "u":
+        symbols(e[2], out)
+    elif t == "?:":
+        symbols(e[1], out)
+        symbols(e[2], out)
+        symbols(e[3], out)
+    elif t == "f":
+        for a in e[2]:
+            symbols(a, out)
+    elif t == "ld":
+        symbols(e[2], out)
+    return out
+
+
+def has_load(e: Expr) -> bool:
+    t = e[0]
+    if t == "ld":
+        return True
+    if t == "b":
+        return has_load(e[2]) or has_load(e[3])
+    if t == "u":
+        return has_load(e[2])
+    if t == "?:":
+        return has_load(e[1]) or has_load(e[2]) or has_load(e[3])
+    if t == "f":
+        return any(has_load(a) for a in e[2])
+    return False
+
+
+def is_unknown(e: Expr) -> bool:
+    t = e[0]
+    if t == "?":
+        return True
+    if t == "b":
+        return is_unknown(e[2]) or is_unknown(e[3])
+    if t == "u":
+        return is_unknown(e[2])
+    if t == "?:":
+        return is_unknown(e[1]) or is_unknown(e[2]) or is_unknown(e[3])
+    if t == "f":
+        return e[1] not in _CALLS or any(is_unknown(a) for a in e[2])
+    if t == "ld":
+        return True
+    return False
+
+
+def substitute(e: Expr, mapping: Mapping[str, Expr]) -> Expr:
+    t = e[0]
+    if t == "s":
+        return mapping.get(e[1], e)
+    if t == "b":
+        return binop(e[1], substitute(e[2], mapping), substitute(e[3], mapping))
+    if t == "u":
+        inner = substitute(e[2], mapping)
+        return ("c", _unary(e[1], inner[1])) if inner[0] == "c" and _unary(e[1], inner[1]) is not None else ("u", e[1], inner)
+    if t == "?:":
+        return ("?:", substitute(e[1], mapping), substitute(e[2], mapping), substitute(e[3], mapping))
+    if t == "f":
+        return ("f", e[1], tuple(substitute(a, mapping) for a in e[2]))
+    if t == "ld":
+        return ("ld", e[1], substitute(e[2], mapping))
+    return e
+
+
+# ---------------------------------------------------------------- evaluation
+
+def _cdiv(a: Any, b: Any) -> Any:
+    """C division: truncates toward zero for integers."""
+    if isinstance(a, (float, np.floating)) or isinstance(b, (float, np.floating)) or (
+        isinstance(a, np.ndarray) and a.dtype.kind == "f") or (isinstance(b, np.ndarray) and b.dtype.kind == "f"):
+        return np.true_divide(a, b)
+    q = np.floor_divide(np.abs(a), np.abs(b))
+    return np.where((np.sign(a) * np.sign(b)) < 0, -q, q) if np.ndim(a) or np.ndim(b) else (
+        -q if (a < 0) != (b < 0) else q)
+
+
+def _cmod(a: Any, b: Any) -> Any:
+    return a - _cdiv(a, b) * b
+
+
+def _apply(op: str, a: Any, b: Any) -> Any:
+    try:
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "/":
+            if np.any(np.asarray(b) == 0):
+                return None
+            return _cdiv(a, b)
+        if op == "%":
+            if np.any(np.asarray(b) == 0):
+                return None
+            return _cmod(a, b)
+        if op == "<<":
+            return np.left_shift(a, b) if np.ndim(a) or np.ndim(b) else int(a) << int(b)
+        if op == ">>":
+            return np.right_shift(a, b) if np.ndim(a) or np.ndim(b) else int(a) >> int(b)
+        if op == "&":
+            return np.bitwise_and(a, b) if np.ndim(a) or np.ndim(b) else int(a) & int(b)
+        if op == "|":
+            return np.bitwise_or(a, b) if np.ndim(a) or np.ndim(b) else int(a) | int(b)
+        if op == "^":
+            return np.bitwise_xor(a, b) if np.ndim(a) or np.ndim(b) else int(a) ^ int(b)
+        if op == "<":
+            return _bool(np.less(a, b))
+        if op == "<=":
+            return _bool(np.less_equal(a, b))
+        if op == ">":
+            return _bool(np.greater(a, b))
+        if op == ">=":
+            return _bool(np.greater_equal(a, b))
+        if op == "==":
+            return _bool(np.equal(a, b))
+        if op == "!=":
+            return _bool(np.not_equal(a, b))
+        if op == "&&":
+            return _bool(np.logical_and(a, b))
+        if op == "||":
+            return _bool(np.logical_or(a, b))
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        return None
+    return None
+
+
+def _bool(x: Any) -> Any:
+    return x.astype(np.int64) if isinstance(x, np.ndarray) else int(bool(x))
+
+
+def _unary(op: str, a: Any) -> Any:
+    try:
+        if op == "-":
+            return -a
+        if op == "+":
+            return a
+        if op == "!":
+            return _bool(np.logical_not(a))
+        if op == "~":
+            return np.invert(a) if isinstance(a, np.ndarray) else ~int(a)
+    except (TypeError, ValueError):
+        return None
+    return None
+
+
+_CALLS = {
+    "min": np.minimum, "max": np.maximum, "umin": np.minimum, "umax": np.maximum,
+    "fminf": np.minimum, "fmaxf": np.maximum, "fmin": np.minimum, "fmax": np.maximum,
+    "abs": np.abs, "fabsf": np.abs, "fabs": np.abs, "__mul24": np.multiply, "__umul24": np.multiply,
+}
+
+
+def evaluate(e: Expr, env: Mapping[str, Any]) -> Any:
+    """Value of `e` with symbols bound by `env` (scalars or numpy arrays), or None."""
+    t = e[0]
+    if t == "c":
+        return e[1]
+    if t == "s":
+        return env.get(e[1])
+    if t == "b":
+        a = evaluate(e[2], env)
+        if a is None:
+            return None
+        op = e[1]
+        # C short-circuit matters for guards like (i < n && a[i] > 0): evaluate both, combine.
+        b = evaluate(e[3], env)
+        if b is None:
+            return None
+        return _apply(op, a, b)
+    if t == "u":
+        a = evaluate(e[2], env)
+        return None if a is None else _unary(e[1], a)
+    if t == "?:":
+        c = evaluate(e[1], env)
+        if c is None:
+            return None
+        a = evaluate(e[2], env)
+        b = evaluate(e[3], env)
+        if a is None or b is None:
+            return None
+        return np.where(np.asarray(c) != 0, a, b) if np.ndim(c) or np.ndim(a) or np.ndim(b) else (a if c else b)
+    if t == "f":
+        fn = _CALLS.get(e[1])
+        if fn is None:
+            return None
+        args = [evaluate(a, env) for a in e[2]]
+        if any(a is None for a in args):
+            return None
+        try:
+            return fn(*args)
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+# ---------------------------------------------------------------- polynomial form
+
+Poly = dict  # monomial (sorted tuple of symbol names) -> int coefficient
+
+
+def to_poly(e: Expr) -> Poly | None:
+    """Exact polynomial with integer coefficients, or None (division, loads, calls...)."""
+    t = e[0]
+    if t == "c":
+        v = e[1]
+        if isinstance(v, (int, np.integer)):
+            return {(): int(v)} if v else {}
+        return None
+    if t == "s":
+        return {(e[1],): 1}
+    if t == "u" and e[1] == "-":
+        p = to_poly(e[2])
+        return None if p is None else {m: -c for m, c in p.items()}
+    if t == "b":
+        op = e[1]
+        a = to_poly(e[2])
+        if a is None:
+            return None
+        if op == "<<" and e[3][0] == "c":
+            return _scale(a, 1 << int(e[3][1]))
+        b = to_poly(e[3])
+        if b is None:
+            return None
+        if op == "+":
+            return _add(a, b, 1)
+        if op == "-":
+            return _add(a, b, -1)
+        if op == "*":
+            out: Poly = {}
+            for ma, ca in a.items():
+                for mb, cb in b.items():
+                    m = tuple(sorted(ma + mb))
+                    out[m] = out.get(m, 0) + ca * cb
+            return {m: c for m, c in out.items() if c}
+        if op == "/" and list(b) == [()] and b[()] != 0:
+            d = b[()]
+            if all(c % d == 0 for c in a.values()):
+                return {m: c // d for m, c in a.items()}
+        return None
+    return None
+
+
+def _add(a: Poly, b: Poly, sign: int) -> Poly:
+    out = dict(a)
+    for m, c in b.items():
+        out[m] = out.get(m, 0) + sign * c
+    return {m: c for m, c in out.items() if c}
+
+
+def _scale(a: Poly, k: int) -> Poly:
+    return {m: c * k for m, c in a.items()}
+
+
+def poly_str(p: Poly) -> str:
+    if not p:
+        return "0"
+    parts = []
+    for m, c in sorted(p.items(), key=lambda mc: (-len(mc[0]), mc[0])):
+        name = "*".join(m)
+        if not name:
+            parts.append(str(c))
+        elif c == 1:
+            parts.append(name)
+        elif c == -1:
+            parts.append("-" + name)
+        else:
+            parts.append(f"{c}*{name}")
+    return " + ".join(parts).replace("+ -", "- ")
+
+
+def to_str(e: Expr) -> str:
+    """C-like text of an expression, for messages."""
+    t = e[0]
+    if t == "c":
+        return repr(e[1]) if isinstance(e[1], float) else str(e[1])
+    if t == "s":
+        return e[1]
+    if t == "b":
+        return f"({to_str(e[2])} {e[1]} {to_str(e[3])})"
+    if t == "u":
+        return f"{e[1]}{to_str(e[2])}"
+    if t == "?:":
+        return f"({to_str(e[1])} ? {to_str(e[2])} : {to_str(e[3])})"
+    if t == "f":
+        return f"{e[1]}({', '.join(to_str(a) for a in e[2])})"
+    if t == "ld":
+        return f"{e[1]}[{to_str(e[2])}]"
+    return "?"

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from . import symbolic as S
 from .parse import DOUBLE_TYPES, FLOAT_TYPES, Function, Program, type_size
 from .symbolic import Expr
@@ -39,6 +37,54 @@ _BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syn
 _BUILTIN_FIELDS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
 _CASTS = {"reinterpret_cast", "static_cast", "const_cast", "dynamic_cast"}
 THREAD_ROOTS = ("threadIdx.x", "threadIdx.y", "threadIdx.z", "%thread")
+
+
+# ------------------------------------------------------------------ the graph
+
+class DefUseGraph:
+    """Definitions to uses: an edge a -> b when b's definition reads a.
+
+    Kept as adjacency sets while walking (networkx costs 0.13 s to import, too
+    much for a pre-commit hook's start); `to_networkx()` gives the same graph as
+    an `nx.DiGraph` for analyses and drawing.
+    """
+
+    def __init__(self) -> None:
+        self.succ: dict[str, set[str]] = {}
+        self.attrs: dict[str, dict] = {}
+
+    def add_node(self, n: str, **attrs) -> None:
+        self.succ.setdefault(n, set())
+        if attrs:
+            self.attrs.setdefault(n, {}).update(attrs)
+
+    def add_edge(self, a: str, b: str) -> None:
+        self.succ.setdefault(a, set()).add(b)
+        self.succ.setdefault(b, set())
+
+    def has_node(self, n: str) -> bool:
+        return n in self.succ
+
+    __contains__ = has_node
+
+    def descendants(self, n: str) -> set[str]:
+        seen: set[str] = set()
+        stack = list(self.succ.get(n, ()))
+        while stack:
+            x = stack.pop()
+            if x not in seen:
+                seen.add(x)
+                stack.extend(self.succ.get(x, ()))
+        return seen
+
+    def to_networkx(self):
+        import networkx as nx
+
+        g = nx.DiGraph()
+        for n in self.succ:
+            g.add_node(n, **self.attrs.get(n, {}))
+        g.add_edges_from((a, b) for a, bs in self.succ.items() for b in bs)
+        return g
 
 
 # ------------------------------------------------------------------ records
@@ -122,7 +168,7 @@ class KernelAccesses:
     float_literals: list[FloatLiteral] = field(default_factory=list)
     double_calls: list[tuple[str, int, int]] = field(default_factory=list)
     local_types: dict[str, str] = field(default_factory=dict)
-    graph: nx.DiGraph = field(default_factory=nx.DiGraph)
+    graph: DefUseGraph = field(default_factory=DefUseGraph)
     notes: list[str] = field(default_factory=list)
     uses_double: bool = False
     uses_float: bool = False
@@ -137,7 +183,7 @@ class KernelAccesses:
             for root in THREAD_ROOTS:
                 if root in self.graph:
                     out.add(root)
-                    out.update(nx.descendants(self.graph, root))
+                    out.update(self.graph.descendants(root))
             self._tainted = frozenset(out)
         return self._tainted
 

@@ -319,3 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def lint_main() -> int:
+    """`cudaperf-lint FILES...`: the pre-commit entry point (`lint` implied)."""
+    return main(["lint", *sys.argv[1:]])

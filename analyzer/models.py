@@ -11,6 +11,7 @@ are comparable with Nsight Compute's sectors/requests.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
@@ -143,11 +144,16 @@ class Estimate:
 
 
 def thread_env(launch: Launch, max_threads: int = MAX_THREADS) -> dict[str, np.ndarray | int]:
-    bx, by, bz = launch.block
+    return dict(_thread_env(launch.block, launch.grid, max_threads))
+
+
+@lru_cache(maxsize=64)
+def _thread_env(block: Dim3, grid: Dim3, max_threads: int) -> dict[str, np.ndarray | int]:
+    bx, by, bz = block
     n = min(bx * by * bz, max_threads)
     n = max(32, -(-n // 32) * 32) if bx * by * bz >= 32 else bx * by * bz
     lin = np.arange(n, dtype=np.int64)
-    gx, gy, gz = launch.grid
+    gx, gy, gz = grid
     env: dict[str, np.ndarray | int] = {
         "threadIdx.x": lin % bx, "threadIdx.y": (lin // bx) % by, "threadIdx.z": lin // (bx * by),
         "blockDim.x": bx, "blockDim.y": by, "blockDim.z": bz,
@@ -157,6 +163,9 @@ def thread_env(launch: Launch, max_threads: int = MAX_THREADS) -> dict[str, np.n
         "warpSize": 32,
     }
     env["%valid"] = lin < bx * by * bz
+    for v in env.values():
+        if isinstance(v, np.ndarray):
+            v.setflags(write=False)  # cached and shared between calls
     return env
 
 

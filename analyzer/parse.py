@@ -464,6 +464,15 @@ class _Builder:
         type_node = node.child_by_field_name("type")
         base = self.text(type_node) if type_node is not None else "int"
         for decl in node.children_by_field_name("declarator"):
+            if base == "dim3" and decl.type == "function_declarator":
+                # `dim3 block(TILE, ROWS);` parses as a function declaration (the most vexing parse)
+                name = decl.child_by_field_name("declarator")
+                params = decl.child_by_field_name("parameters")
+                if name is not None and params is not None:
+                    vals = [eval_constant(self.text(p), self.constants) for p in params.named_children]
+                    if vals and len(vals) <= 3 and all(isinstance(v, (int, float)) for v in vals):
+                        self.dim3_vars[self.text(name)] = tuple(int(v) for v in vals) + (1,) * (3 - len(vals))
+                continue
             if decl.type == "init_declarator":
                 inner = decl.child_by_field_name("declarator")
                 value = decl.child_by_field_name("value")

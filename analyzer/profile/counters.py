@@ -229,3 +229,27 @@ def _pythonpath() -> str:
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     rest = os.environ.get("PYTHONPATH", "")
     return here + (os.pathsep + rest if rest else "")
+
+
+def check_metrics(query_output: str, metrics: dict[str, str] = METRICS) -> dict[str, bool]:
+    """Which metrics' base names `ncu --query-metrics` lists (launch__* are not always listed)."""
+    names = {ln.split()[0] for ln in query_output.splitlines() if ln.strip() and "__" in ln.split()[0]}
+    return {short: full.split(".")[0] in names for short, full in metrics.items()}
+
+
+def _main(argv: list[str]) -> int:
+    if argv[:1] != ["--check"]:
+        print("usage: python -m analyzer.profile.counters --check", file=sys.stderr)
+        return 2
+    ncu = toolkit.ncu_path()
+    if ncu is None:
+        print("error: ncu not found", file=sys.stderr)
+        return 2
+    out = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True, timeout=120)
+    for short, ok in check_metrics(out.stdout).items():
+        print(f"{'listed ' if ok else 'MISSING'} {short:28s} {METRICS[short]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

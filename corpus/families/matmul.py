@@ -148,9 +148,10 @@ _BLOCK2D = """
         float acc[TM][TN];
         float ra[TM], rb[TN];
     #pragma unroll
-        for (int m = 0; m < TM; ++m)
+        for (int m = 0; m < TM; ++m) {
     #pragma unroll
             for (int j = 0; j < TN; ++j) acc[m][j] = 0.0f;
+        }
         for (int k0 = 0; k0 < K; k0 += BK) {
             for (int l = tid; l < BM * BK; l += THREADS) {
                 int r = l / BK, c = l % BK;
@@ -168,9 +169,10 @@ _BLOCK2D = """
     #pragma unroll
                 for (int j = 0; j < TN; ++j) rb[j] = Bs[kk][tcol * TN + j];
     #pragma unroll
-                for (int m = 0; m < TM; ++m)
+                for (int m = 0; m < TM; ++m) {
     #pragma unroll
                     for (int j = 0; j < TN; ++j) acc[m][j] += ra[m] * rb[j];
+                }
             }
             __syncthreads();
         }

@@ -394,10 +394,24 @@ class _Builder:
         return Program(self.path, self.src, tree, self.functions, self.launches, self.constants,
                        self.globals_, self.errors, self.structs, self.fields)
 
+    _COMPLETE = {"function_definition", "declaration", "template_declaration", "preproc_def", "preproc_include",
+                 "preproc_function_def", "preproc_call", "comment", "struct_specifier", "namespace_definition",
+                 "linkage_specification", "expression_statement", "compound_statement"}
+
     def _error(self, node) -> None:
+        if node.type == "ERROR":
+            # An ERROR node often wraps well-formed definitions: report only the parts that are not.
+            bad = [c for c in node.children if c.type not in self._COMPLETE or c.has_error]
+            if bad and len(bad) < len(node.children):
+                start, end = bad[0], bad[-1]
+                (l0, c0), (l1, _) = start.start_point, end.end_point
+                self._add_error(l0, c0, l1, "unparsed code")
+                return
         (l0, c0), (l1, _) = node.start_point, node.end_point
-        what = f"missing {node.type}" if node.is_missing else "unparsed code"
-        if self.errors and self.errors[-1].end_line >= l0 + 1 and self.errors[-1].line <= l0 + 1:
+        self._add_error(l0, c0, l1, f"missing {node.type}" if node.is_missing else "unparsed code")
+
+    def _add_error(self, l0: int, c0: int, l1: int, what: str) -> None:
+        if any(e.line <= l0 + 1 <= e.end_line for e in self.errors):
             return
         self.errors.append(ParseError(l0 + 1, c0 + 1, l1 + 1, what))
 

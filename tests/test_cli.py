@@ -1,0 +1,250 @@
+"""The command line: formats, exit codes, bad input, config, suppressions, inline CUDA in Python."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from analyzer.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "analyzer" / "examples"
+BAD = """__global__ void t(const float* in, float* out, int n) {
+  int x = blockIdx.x * 32 + threadIdx.x;
+  int y = blockIdx.y * 32 + threadIdx.y;
+  if (x < n && y < n) out[x * n + y] = in[y * n + x];
+}
+"""
+GOOD = """__global__ void c(const float4* in, float4* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+"""
+LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) (?P<msg>.+)$")
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "bad.cu").write_text(BAD)
+    (tmp_path / "good.cu").write_text(GOOD)
+    return tmp_path
+
+
+def test_text_format_and_exit_codes(files, capsys):
+    code, out, err = run(["lint", "--isolated", str(files / "bad.cu")], capsys)
+    assert code == 1
+    lines = [l for l in out.splitlines() if LINE.match(l)]
+    assert lines and all(LINE.match(l).group("path").endswith("bad.cu") for l in lines)
+    assert any(LINE.match(l).group("code") == "GM102" and LINE.match(l).group("line") == "4" for l in lines)
+    code, out, _ = run(["lint", "--isolated", str(files / "good.cu")], capsys)
+    assert code == 0 and "All checks passed" in out
+    code, _, _ = run(["lint", "--isolated", "--exit-zero", str(files / "bad.cu")], capsys)
+    assert code == 0
+
+
+def test_json_format(files, capsys):
+    code, out, _ = run(["lint", "--isolated", "--format", "json", str(files)], capsys)
+    doc = json.loads(out)
+    assert code == 1 and doc["errors"] == []
+    by_path = {Path(f["path"]).name: f for f in doc["files"]}
+    bad = by_path["bad.cu"]
+    f = next(f for f in bad["findings"] if f["code"] == "GM102")
+    assert f["estimate"]["sectors_per_request"] == 32 and f["line"] == 4 and f["kernel"] == "t"
+    assert bad["kernels"][0]["global_store_sectors_per_request"] == 32
+    assert by_path["good.cu"]["findings"] == []
+
+
+def test_sarif_is_valid_2_1_0(files, capsys):
+    code, out, _ = run(["lint", "--isolated", "--format", "sarif", str(files)], capsys)
+    doc = json.loads(out)
+    assert doc["version"] == "2.1.0" and "sarif" in doc["$schema"]
+    (run_,) = doc["runs"]
+    driver = run_["tool"]["driver"]
+    ids = [r["id"] for r in driver["rules"]]
+    assert driver["name"] == "cudaperf" and len(ids) == len(set(ids)) >= 12
+    for r in driver["rules"]:
+        assert r["shortDescription"]["text"] and r["defaultConfiguration"]["level"] in ("error", "warning", "note")
+    assert run_["results"]
+    for res in run_["results"]:
+        assert res["ruleId"] in ids and ids[res["ruleIndex"]] == res["ruleId"]
+        assert res["level"] in ("error", "warning", "note") and res["message"]["text"]
+        loc = res["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"]["uri"].endswith(".cu")
+        assert loc["region"]["startLine"] >= 1 and loc["region"]["startColumn"] >= 1
+
+
+def test_select_ignore_and_explain(files, capsys):
+    _, out, _ = run(["lint", "--isolated", "--select", "SM", str(files / "bad.cu")], capsys)
+    assert "GM102" not in out
+    _, out, _ = run(["lint", "--isolated", "--ignore", "GM102,GM104", str(files / "bad.cu")], capsys)
+    assert "GM102" not in out
+    code, _, err = run(["lint", "--isolated", "--select", "ZZ1", str(files / "bad.cu")], capsys)
+    assert code == 2 and "unknown rule" in err and "\n" == err[-1] and err.count("\n") == 1
+    code, out, _ = run(["rules", "--explain", "SM201"], capsys)
+    assert code == 0 and "Use instead" in out and "tile[32][33]" in out
+    code, out, _ = run(["rules"], capsys)
+    assert code == 0 and len(out.splitlines()) >= 12
+    code, _, err = run(["explain", "NOPE1"], capsys)
+    assert code == 2 and err.startswith("error: unknown rule")
+
+
+def test_bad_inputs_each_get_one_line_and_other_files_still_report(tmp_path, capsys):
+    (tmp_path / "bad.cu").write_text(BAD)
+    (tmp_path / "binary.cu").write_bytes(b"\x7fELF\x00\x00\x01" * 100)
+    (tmp_path / "latin1.cu").write_bytes("// caf\xe9\n__global__ void k() {}\n".encode("latin-1"))
+    (tmp_path / "empty.cu").write_text("")
+    empty_dir = tmp_path / "nothing"
+    empty_dir.mkdir()
+    (empty_dir / "notes.txt").write_text("hi")
+    argv = ["lint", "--isolated", str(tmp_path / "bad.cu"), str(tmp_path / "binary.cu"), str(tmp_path / "latin1.cu"),
+            str(tmp_path / "empty.cu"), str(tmp_path / "missing.cu"), str(empty_dir)]
+    code, out, err = run(argv, capsys)
+    assert code == 2
+    assert "GM102" in out  # the good file's results are still there
+    err_lines = err.strip().splitlines()
+    assert any("binary.cu: error: binary file" in l for l in err_lines)
+    assert any("latin1.cu: error: not UTF-8: byte 0xe9 at line 1" in l for l in err_lines)
+    assert any("missing.cu: error: no such file or directory" in l for l in err_lines)
+    assert any("nothing: error: no CUDA files" in l for l in err_lines)
+    assert any("empty.cu: note: empty file" in l for l in err_lines)
+    assert all("Traceback" not in l for l in err_lines)
+
+
+def test_usage_errors(capsys, files):
+    assert run(["lint"], capsys)[0] == 2
+    assert run(["lint", "--isolated", "--block", "0,1", str(files)], capsys)[0] == 2
+    assert run(["lint", "--isolated", "--arg", "n", str(files)], capsys)[0] == 2
+    assert run(["lint", "--isolated", "--arch", "sm_1000", str(files)], capsys)[0] == 2
+    assert run([], capsys)[0] == 2
+
+
+def test_oversized_file_is_refused_with_a_clear_line(tmp_path, capsys):
+    big = tmp_path / "big.cu"
+    big.write_text(GOOD * 10)
+    code, _, err = run(["lint", "--isolated", "--max-file-size", "100", str(big)], capsys)
+    assert code == 2 and "over the" in err and "--max-file-size" in err
+
+
+@pytest.mark.slow
+def test_five_megabyte_generated_file(tmp_path, capsys):
+    """A generated 5 MB file is linted in full (no crash, bounded time, findings at the right lines)."""
+    body = []
+    size = 0
+    i = 0
+    while size < 5_000_000:
+        chunk = BAD.replace("void t(", f"void t{i}(") + "// " + "x" * 400 + "\n"
+        body.append(chunk)
+        size += len(chunk)
+        i += 1
+    path = tmp_path / "generated.cu"
+    path.write_text("".join(body))
+    start = time.perf_counter()
+    code, out, err = run(["lint", "--isolated", "--select", "GM102", str(path)], capsys)
+    elapsed = time.perf_counter() - start
+    assert code == 1, err
+    assert out.count("GM102") == i
+    assert elapsed < 300  # a sanity bound for a hung run, not a benchmark
+
+
+def test_config_file_is_found_and_applied(tmp_path, capsys):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".cudaperf.toml").write_text('ignore = ["GM104"]\nexclude = ["vendor/*"]\n[per-file-ignores]\n"legacy_*.cu" = ["GM102"]\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.cu").write_text(BAD)
+    (tmp_path / "src" / "legacy_b.cu").write_text(BAD)
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "c.cu").write_text(BAD)
+    code, out, _ = run(["lint", str(tmp_path)], capsys)
+    assert "a.cu" in out and "GM102" in out
+    assert "legacy_b.cu:4" not in out
+    assert "vendor" not in out
+    (tmp_path / ".cudaperf.toml").write_text('colour = "red"\n')
+    code, _, err = run(["lint", str(tmp_path)], capsys)
+    assert code == 2 and "unknown key" in err
+
+
+def test_pyproject_tool_section(tmp_path, capsys):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.cudaperf]\nselect = ["SM"]\n')
+    (tmp_path / "a.cu").write_text(BAD)
+    code, out, _ = run(["lint", str(tmp_path / "a.cu")], capsys)
+    assert code == 0 and "GM102" not in out
+
+
+def test_inline_suppressions(tmp_path, capsys):
+    src = BAD.replace("in[y * n + x];", "in[y * n + x];  // NOLINT(GM102)")
+    (tmp_path / "a.cu").write_text(src)
+    _, out, _ = run(["lint", "--isolated", "--select", "GM102", str(tmp_path / "a.cu")], capsys)
+    assert "GM102" not in out
+    src = BAD.replace("  if (x < n", "  // NOLINTNEXTLINE(GM)\n  if (x < n")
+    (tmp_path / "b.cu").write_text(src)
+    _, out, _ = run(["lint", "--isolated", "--select", "GM102", str(tmp_path / "b.cu")], capsys)
+    assert "GM102" not in out
+    (tmp_path / "c.cu").write_text("// cudaperf: ignore-file[GM102]\n" + BAD)
+    _, out, _ = run(["lint", "--isolated", "--select", "GM102", str(tmp_path / "c.cu")], capsys)
+    assert "GM102" not in out
+    (tmp_path / "d.cu").write_text(BAD.replace("in[y * n + x];", "in[y * n + x];  // cudaperf: ignore[SM201]"))
+    _, out, _ = run(["lint", "--isolated", "--select", "GM102", str(tmp_path / "d.cu")], capsys)
+    assert "GM102" in out  # a different code is not silenced
+
+
+PY = '''import torch
+from torch.utils.cpp_extension import load_inline
+
+cuda_src = """
+#include <torch/extension.h>
+__global__ void transpose(const float* in, float* out, int n) {
+  int x = blockIdx.x * 32 + threadIdx.x;
+  int y = blockIdx.y * 32 + threadIdx.y;
+  if (x < n && y < n) out[x * n + y] = in[y * n + x];
+}
+torch::Tensor run(torch::Tensor a) {
+  auto out = torch::empty_like(a);
+  int n = a.size(0);
+  dim3 block(32, 8);
+  dim3 grid(n / 32, n / 32);
+  transpose<<<grid, block>>>(a.data_ptr<float>(), out.data_ptr<float>(), n);
+  return out;
+}
+"""
+mod = load_inline(name="t", cpp_sources="torch::Tensor run(torch::Tensor a);", cuda_sources=[cuda_src], functions=["run"])
+'''
+
+
+def test_python_files_with_load_inline(tmp_path, capsys):
+    path = tmp_path / "solution.py"
+    path.write_text(PY)
+    code, out, _ = run(["lint", "--isolated", "--select", "GM102", str(path)], capsys)
+    assert code == 1
+    m = next(LINE.match(l) for l in out.splitlines() if LINE.match(l))
+    py_line = int(m.group("line"))
+    assert PY.splitlines()[py_line - 1].strip().startswith("if (x < n && y < n) out[x * n + y]")
+    col = int(m.group("col"))
+    assert PY.splitlines()[py_line - 1][col - 1:].startswith("out[x * n + y]")
+    assert "block 32x8x1 from the launch at line" in m.group("msg")
+    (tmp_path / "broken.py").write_text("def (:\n")
+    code, _, err = run(["lint", "--isolated", str(tmp_path / "broken.py")], capsys)
+    assert code == 2 and "Python does not parse" in err
+
+
+def test_module_entry_point_runs_in_a_fresh_process(files):
+    proc = subprocess.run([sys.executable, "-m", "analyzer", "lint", "--isolated", str(files / "bad.cu")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "GM102" in proc.stdout
+
+
+def test_examples_show_estimates(capsys):
+    code, out, _ = run(["lint", "--isolated", "--show-estimates", str(EXAMPLES)], capsys)
+    assert code == 1
+    assert "kernel transpose_padded" in out and "shared 1.0/1.0 wavefronts/req" in out
+    assert "kernel transpose_shared" in out and "shared 32.0/1.0" in out

@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import pytest
+
+from analyzer import ParserUnavailable, parse as parse_mod
+from analyzer.parse import eval_constant, parse, preprocess
+
+SRC = b"""
+#define TILE 32
+#define HALF (TILE / 2)
+constexpr int BLOCK = 256;
+const int ROWS = 8;
+__constant__ float weights[9];
+template <int BS = 128, typename T>
+__global__ void __launch_bounds__(BLOCK, 2) k(const float* __restrict__ a, float4* b, int n) {
+  __shared__ float tile[TILE][TILE + 1];
+  extern __shared__ float dyn[];
+  b[0].x = a[threadIdx.x];
+}
+__device__ __forceinline__ float helper(float x) { return x; }
+void host(float* a, float4* b, int n) {
+  dim3 block(TILE, ROWS);
+  k<256><<<dim3(n / 256, 1), block, 1024>>>(a, b, n);
+  k<<<4, BLOCK>>>(a, b, n);
+}
+#pragma once"""
+
+
+def test_model_of_a_file():
+    p = parse(SRC, "x.cu")
+    assert p.constants["TILE"] == 32 and p.constants["HALF"] == 16 and p.constants["BLOCK"] == 256 and p.constants["ROWS"] == 8
+    (k,) = p.kernels
+    assert k.name == "k" and k.kind == "global"
+    assert [(q.name, q.type, q.pointer, q.const, q.restrict) for q in k.params] == [
+        ("a", "float", 1, True, True), ("b", "float4", 1, False, False), ("n", "int", 0, False, False)]
+    assert k.template_params == {"BS": 128, "T": None}
+    assert k.launch_bounds.max_threads == 256 and k.launch_bounds.min_blocks == 2
+    shared = {s.name: s for s in k.shared}
+    assert shared["tile"].dims == (32, 33) and not shared["tile"].extern
+    assert shared["dyn"].extern and shared["dyn"].dims == (None,)
+    assert p.function("helper").kind == "device" and p.function("host").kind == "host"
+    assert [g.name for g in p.globals_] == ["weights"] and p.globals_[0].space == "constant"
+    first, second = p.launches
+    assert first.template_args == ("256",) and first.block == (32, 8, 1) and first.smem == 1024 and first.grid is None
+    assert second.block == (256, 1, 1) and second.grid == (4, 1, 1)
+    assert not p.errors  # a final preprocessor line without newline must not break the tree
+
+
+def test_partial_parse_keeps_what_parsed():
+    src = b"""__global__ void good(float* y) { y[threadIdx.x] = 1.0f; }
+    int broken( {
+    __global__ void after(float* y) { y[threadIdx.x] = 2.0f; }
+    """
+    p = parse(src)
+    assert "good" in [k.name for k in p.kernels]
+    assert p.errors and p.errors[0].line >= 2
+
+
+def test_prepass_keeps_offsets_and_recovers_macro_hidden_kernels():
+    src = b"""#define MY_DEVICE __device__ __forceinline__
+#define KERNEL_QUALIFIERS __global__
+MY_DEVICE float twice(float x) { return 2 * x; }
+KERNEL_QUALIFIERS void k(float* __align__(16) y) {
+  FOO_PRAGMA_UNROLL
+  for (int i = 0; i < 4; ++i) y[threadIdx.x + i] = twice(i);
+}
+__global__ void __maxnreg__(32) m(float* y) { y[threadIdx.x] = 0; }
+"""
+    text, macros = preprocess(src)
+    assert len(text) == len(src) + (0 if src.endswith(b"\n") else 1)
+    assert text.count(b"\n") == src.count(b"\n")
+    p = parse(src)
+    names = {f.name: f.kind for f in p.functions}
+    assert names["twice"] == "device" and names["k"] == "global" and names["m"] == "global"
+    assert not p.errors
+    loop_line = next(f for f in p.functions if f.name == "k").line
+    assert loop_line == 4
+
+
+@pytest.mark.parametrize("text,value", [("32", 32), ("(1 << 5) + 1", 33), ("64u", 64), ("1.5f", 1.5),
+                                        ("7 / 2", 3), ("-7 / 2", -3), ("TILE * 2", 64), ("sizeof(float)", None)])
+def test_constant_expressions(text, value):
+    assert eval_constant(text, {"TILE": 32}) == value
+
+
+def test_incompatible_grammar_is_a_clear_error(monkeypatch):
+    import tree_sitter
+
+    def boom(*_a, **_k):
+        raise ValueError("Incompatible Language version 15. Must be between 13 and 14")
+
+    parse_mod._language.cache_clear()
+    monkeypatch.setattr(tree_sitter, "Language", boom)
+    with pytest.raises(ParserUnavailable, match="tree-sitter>=0.25"):
+        parse_mod._language()
+    monkeypatch.undo()
+    parse_mod._language.cache_clear()
+    assert parse_mod._language() is not None
+
+
+def test_deep_nesting_does_not_crash():
+    body = "if (threadIdx.x) {" * 3000 + "y[0] = 1;" + "}" * 3000
+    src = f"__global__ void k(float* y) {{ {body} }}"
+    from analyzer.lint import lint_source
+    res = lint_source(src, "deep.cu")
+    assert res.path == "deep.cu"  # finished, with or without a note

@@ -30,7 +30,7 @@ _SIG = "const float* __restrict__ x, float* __restrict__ y, int rows, int cols"
 _SIG_TYPES = "const float* __restrict__, float* __restrict__, int, int"
 
 # -inf without math.h (NVRTC has no host headers)
-_NEG_INF = "#define NEG_INF __int_as_float(0xff800000)\n"
+_NEG_INF = "\n    #define NEG_INF __int_as_float(0xff800000)\n"
 
 _BLOCK_TREE = """
     // shared-memory tree over the block; every thread gets the result

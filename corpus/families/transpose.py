@@ -45,14 +45,14 @@ _NAIVE_COL = """
     }
 """
 
-# $PAD is 0 (plain) or 1 (padded); $SW(row, col) is the stored column of element (row, col).
+# $WIDTH is TILE, or TILE + 1 when padded; $SW_W / $SW_R index the stored column on write / read.
 _TILED = """
     #define TILE $TILE
     #define BLOCK_ROWS $BLOCK_ROWS
     $SWIZZLE
     extern "C" __global__ void $KERNEL(const float* __restrict__ in, float* __restrict__ out, int rows, int cols)
     {
-        __shared__ float tile[TILE][TILE + $PAD];
+        __shared__ float tile[TILE][$WIDTH];
         int c = blockIdx.x * TILE + threadIdx.x;
         int r = blockIdx.y * TILE + threadIdx.y;
         for (int j = 0; j < TILE; j += BLOCK_ROWS) {
@@ -83,10 +83,10 @@ def problem(rows: int, cols: int, seed: int = SEED) -> Problem:
 def _tiled_source(kind: str, tile: int, brows: int) -> tuple[str, str]:
     kernel = f"transpose_{kind}"
     if kind == "swizzled":
-        sw = dict(SWIZZLE=_SWIZZLE_DEF, PAD=0,
+        sw = dict(SWIZZLE=_SWIZZLE_DEF, WIDTH="TILE",
                   SW_W="SWZ(threadIdx.y + j, threadIdx.x)", SW_R="SWZ(threadIdx.x, threadIdx.y + j)")
     else:
-        sw = dict(SWIZZLE="", PAD=1 if kind == "padded" else 0,
+        sw = dict(SWIZZLE="", WIDTH="TILE + 1" if kind == "padded" else "TILE",
                   SW_W="threadIdx.x", SW_R="threadIdx.y + j")
     return render(_TILED, TILE=tile, BLOCK_ROWS=brows, KERNEL=kernel, **sw), kernel
 

@@ -376,5 +376,6 @@ def test_source_compiles(sample):
     proc = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-Xptxas", "-v", "-o", "/dev/null", "-x", "cu", "-"],
                           input=sample.source, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    smem = [int(v) for v in re.findall(r"(\d+) bytes smem", proc.stderr)]
-    assert smem and max(smem) <= 48 * 1024
+    assert "Used" in proc.stderr   # ptxas reported on the kernel
+    smem = [int(v) for v in re.findall(r"(\d+) bytes smem", proc.stderr)]   # absent when zero
+    assert max(smem, default=0) <= 48 * 1024

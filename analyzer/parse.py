@@ -150,6 +150,8 @@ class Program:
 # with spaces of the same length so byte offsets (and so line:col) stay right.
 _BLANK_CALLS = re.compile(rb"\b(?:__align__|__maxnreg__|__launch_bounds_ex__|_Pragma|__declspec|__attribute__)\s*\(")
 _PRAGMA_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]*PRAGMA[A-Z0-9_]*(?:\s*\([^()\n]*\))?)[ \t]*$|\b([A-Z][A-Z0-9_]*_PRAGMA_UNROLL[A-Z0-9_]*)\b", re.M)
+# `#pragma unroll` between a loop header and an unbraced body breaks the tree; loops read the same without it.
+_PRAGMA_UNROLL = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(?:unroll|nounroll)\b[^\n]*$", re.M)
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]*)$", re.M)
 _QUALIFIERS = {b"__host__", b"__device__", b"__forceinline__", b"inline", b"static", b"__inline__",
                b"__noinline__", b"constexpr", b"__global__", b"extern", b"\"C\""}
@@ -184,6 +186,8 @@ def preprocess(src: bytes) -> tuple[bytes, dict[str, bytes]]:
         end = _matching_paren(src, m.end() - 1)
         if end > 0:
             _blank(buf, m.start(), end)
+    for m in _PRAGMA_UNROLL.finditer(src):
+        _blank(buf, m.start(), m.end())
     for m in _PRAGMA_MACRO.finditer(src):
         g = 1 if m.group(1) else 2
         _blank(buf, m.start(g), m.end(g))
@@ -207,9 +211,66 @@ def preprocess(src: bytes) -> tuple[bytes, dict[str, bytes]]:
         if m.group(0).decode() not in qualifier_macros:
             qualifier_macros.setdefault(m.group(0).decode(), b"")
         _blank(buf, m.start(), m.end())
+    buf = _expand_loop_macros(bytes(buf))
     if not buf.endswith(b"\n"):
         buf += b"\n"  # a final preprocessor line without a newline sets has_error
     return bytes(buf), qualifier_macros
+
+
+_FUNC_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[ \t]*((?:[^\n]*\\\n)*[^\n]*)$", re.M)
+
+
+def _expand_loop_macros(src: bytes) -> bytes:
+    """Expand statement-header macros defined in the file (`#define KERNEL_LOOP(i, n) for (...)`).
+
+    Their invocations (`KERNEL_LOOP(i, n) { ... }`) are no C the grammar knows. The expansion
+    is put on the invocation's own line, so line numbers stay exact; only columns after it on
+    that line move.
+    """
+    macros = {}
+    for m in _FUNC_MACRO.finditer(src):
+        body = m.group(3).replace(b"\\\n", b" ").strip()
+        if re.match(rb"(for|while|if)\s*\(", body):
+            params = [p.strip() for p in m.group(2).split(b",") if p.strip()]
+            macros[m.group(1)] = (params, body)
+    if not macros:
+        return src
+    pattern = re.compile(rb"^([ \t]*)(" + b"|".join(re.escape(n) for n in macros) + rb")[ \t]*\(", re.M)
+    out = bytearray()
+    pos = 0
+    for m in pattern.finditer(src):
+        if m.start() < pos:
+            continue
+        end = _matching_paren(src, m.end() - 1)
+        if end < 0 or b"\n" in src[m.end():end]:
+            continue
+        params, body = macros[m.group(2)]
+        args = _split_args(src[m.end():end - 1])
+        if len(args) != len(params):
+            continue
+        expansion = body
+        for p_, a in zip(params, args):
+            expansion = re.sub(rb"\b" + re.escape(p_) + rb"\b", lambda _m, a=a: a, expansion)
+        out += src[pos:m.start(2)] + expansion
+        pos = end
+    out += src[pos:]
+    return bytes(out)
+
+
+def _split_args(text: bytes) -> list[bytes]:
+    args, depth, cur = [], 0, bytearray()
+    for ch in text:
+        if ch in b"([{":
+            depth += 1
+        elif ch in b")]}":
+            depth -= 1
+        if ch == 44 and depth == 0:
+            args.append(bytes(cur).strip())
+            cur = bytearray()
+        else:
+            cur.append(ch)
+    args.append(bytes(cur).strip())
+    return [a for a in args if a] if any(args) else []
 
 
 # ------------------------------------------------------------------ constants

@@ -170,8 +170,9 @@ def test_match_rows_stops_at_a_mismatch():
             {"ID": "1", "Kernel Name": "gather", "Grid Size": "(2, 1, 1)", "Block Size": "(256, 1, 1)", metric: "1,024"}]
     got = counters.match_rows(rows, items)
     assert got[job_a.id]["gld_sectors"] == 8 and got[job_b.id]["gld_sectors"] == 1024
-    rows[0]["Grid Size"] = "(9, 1, 1)"
-    assert counters.match_rows(rows, items) == {}
+    rows[0]["Grid Size"] = "(9, 1, 1)"          # a row that fits no launch is dropped, the next still matches
+    assert set(counters.match_rows(rows, items)) == {job_b.id}
+    assert counters.match_rows(rows[1:], items)[job_b.id]["gld_sectors"] == 1024  # ncu skipped launch 0
 
 
 def test_template_kernel_row_matches_its_name_expression():
@@ -180,8 +181,11 @@ def test_template_kernel_row_matches_its_name_expression():
     row = {"Kernel Name": "void reduce<256>(const float *, float *, int)", "Grid Size": "(4, 1, 1)",
            "Block Size": "(256, 1, 1)"}
     row2 = {"Kernel Name": "reduce<256>(const float *, float *, int)", "Grid Size": "4, 1, 1", "Block Size": "256, 1, 1"}
-    assert counters.kernel_matches(row2, item)
+    assert counters.kernel_matches(row, item) and counters.kernel_matches(row2, item)
     assert counters.kernel_matches({**row, "Kernel Name": "reduce"}, item)
+    assert counters.kernel_matches({**row, "Kernel Name": "_Z6reduceILi256EEvPKfPfi"}, item)
+    assert not counters.kernel_matches({**row, "Kernel Name": "void reduce_other<256>(float *)"}, item)
+    assert not counters.kernel_matches({**row, "Grid Size": "(8, 1, 1)"}, item)
 
 
 def test_ncu_command_leaves_clocks_alone():

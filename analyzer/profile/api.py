@@ -31,8 +31,8 @@ class Settings:
     timeout_s: float = 30.0            # per sample, from the first launch to the result
     prepare_timeout_s: float = 300.0   # per sample, upload of a new problem and set-up
     compile_workers: int | None = None  # default: all cores but two
-    problem_workers: int = 4           # problems are built this many ahead of the GPU
-    keep_problems: int = 6             # prepared problems kept on disk
+    problem_workers: int = 6           # problems are built this many ahead of the GPU
+    keep_problems: int = 8             # prepared problems kept on disk
     cache_dir: str | None = None       # cubin cache (default ~/.cache/cudaperf/cubins)
     work_dir: str | None = None        # where prepared problems go (default $CUDAPERF_WORK or /tmp)
     ncu_timeout_s: float = 600.0

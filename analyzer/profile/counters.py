@@ -47,8 +47,6 @@ METRICS: dict[str, str] = {
     "l2_read_sectors": "lts__t_sectors_op_read.sum",
     "l2_write_sectors": "lts__t_sectors_op_write.sum",
     "inst_executed": "smsp__inst_executed.sum",
-    "sm_throughput_pct": "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "mem_throughput_pct": "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
     "ncu_time_ns": "gpu__time_duration.sum",
 }
 COUNTER_COLUMNS = tuple(METRICS)
@@ -96,12 +94,16 @@ def _dims(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", text or ""))
 
 
+def _identifier(name: str) -> str:
+    """'void reduce<256>(const float *, int)' or 'reduce<256>' or 'reduce' -> 'reduce'."""
+    head = name.split("(")[0].split("<")[0].strip()
+    return head.split()[-1] if head else ""
+
+
 def kernel_matches(row: dict[str, str], item: CounterItem) -> bool:
-    """Does this CSV row describe this launch? Name (demangled or not), grid and block."""
+    """Does this CSV row describe this launch? Name (mangled, demangled or bare), grid and block."""
     name = (row.get("Kernel Name") or row.get("Function Name") or "").strip()
-    base = name.split("(")[0].replace(" ", "")
-    wanted = {item.lowered, item.job.kernel.replace(" ", ""), item.job.kernel.split("<")[0].strip()}
-    name_ok = base in wanted or name == item.lowered or base.split("<")[0] in wanted
+    name_ok = name == item.lowered or _identifier(name) in (_identifier(item.job.kernel), item.lowered)
     grid, block = _dims(row.get("Grid Size", "")), _dims(row.get("Block Size", ""))
     shape_ok = (not grid or grid == tuple(item.job.grid)) and (not block or block == tuple(item.job.block))
     return name_ok and shape_ok
@@ -111,14 +113,18 @@ def counters_from_row(row: dict[str, str], metrics: dict[str, str] = METRICS) ->
     return {short: _number(row[full]) for short, full in metrics.items() if full in row}
 
 
-def match_rows(rows: list[dict[str, str]], launched: list[CounterItem]) -> dict[str, dict[str, float]]:
-    """job id -> counters. Rows and launches are both in launch order; a row that
-    does not match its launch stops the matching (no guessing)."""
+def match_rows(rows: list[dict[str, str]], launched: list[CounterItem], lookahead: int = 3) -> dict[str, dict[str, float]]:
+    """job id -> counters. Rows and launches are both in launch order. A row that does
+    not match its launch is matched to one of the next few launches (ncu left a launch
+    out) or else dropped; nothing is assigned without its name, grid and block agreeing."""
     out: dict[str, dict[str, float]] = {}
-    for row, item in zip(rows, launched):
-        if not kernel_matches(row, item):
-            break
-        out[item.job.id] = counters_from_row(row)
+    j = 0
+    for row in rows:
+        for k in range(j, min(j + 1 + lookahead, len(launched))):
+            if kernel_matches(row, launched[k]):
+                out[launched[k].job.id] = counters_from_row(row)
+                j = k + 1
+                break
     return out
 
 

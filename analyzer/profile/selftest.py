@@ -35,8 +35,10 @@ BODIES = {
 }
 HANG = r'''
 extern "C" __global__ void gather(const float* __restrict__ x, float* __restrict__ y, int n, int stride) {
-    volatile int spin = 1;
-    while (spin) { }
+    // spins on a volatile global load that never changes (inputs are in [-1, 1]):
+    // a real side effect, so the compiler cannot drop the loop
+    const volatile float* vx = x;
+    while (vx[0] < 2.0f) { }
     y[0] = x[0];
 }
 '''

@@ -199,7 +199,26 @@ def measure(profiler: Any, samples: list[Any], prov: dict[str, Any], writer: sto
         writer.flush()
         rows_all.extend(rows)
         progress.update(r["status"] for r in rows)
+        waits = getattr(profiler, "waits", None)
+        if waits:
+            print(f"[{pass_}] waited so far: " + ", ".join(f"{k} {v:.0f}s" for k, v in waits.items()),
+                  file=sys.stderr, flush=True)
     return rows_all
+
+
+def noise_picks(samples: list[Any], rows: list[dict[str, Any]], existing: Any, gpu: str, share: float,
+                seed: int) -> list[Any]:
+    """Samples for the noise pass: enough ok ones (stored before or measured now) without a
+    noise row yet that share x all ok samples of this GPU end up measured twice."""
+    ok = {r["sample_id"] for r in rows if r["status"] == "ok"}
+    have_noise: set[str] = set()
+    if len(existing):
+        ok |= store.done_keys(existing, gpu, "main", ["ok"])
+        have_noise = store.done_keys(existing, gpu, "noise")
+    wanted = max(0, round(share * len(ok)) - len(have_noise & ok))
+    candidates = sorted((ok - have_noise) & {s.sample_id for s in samples})
+    picked = set(random.Random(seed).sample(candidates, min(wanted, len(candidates))))
+    return order_by_problem([s for s in samples if s.sample_id in picked])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -238,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     dirs = {str(store.DATA_DIR), str(Path(args.out))}
     existing = store.read(sorted(dirs))
     skip = store.done_keys(existing, gpu, "main", None if not args.retry_failed else ["ok"]) if gpu else set()
+    todo_all = samples
     todo = [s for s in samples if s.sample_id not in skip]
     todo = order_by_problem(todo)
     if args.limit:
@@ -246,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     stored = sum(1 for s in samples if s.sample_id in skip)
     print(f"[collect] {len(samples)} samples selected, {stored} already stored for {gpu or 'this GPU'}, "
           f"{len(todo)} to measure, {len(counter_ids)} with counters", file=sys.stderr, flush=True)
-    if args.dry_run or not todo:
+    if args.dry_run or not (todo or args.noise):
         return 0
     if not gpu:
         print("error: no NVIDIA GPU found (nvidia-smi)", file=sys.stderr)
@@ -267,10 +287,7 @@ def main(argv: list[str] | None = None) -> int:
             rows = measure(prof, todo, prov, writer, "main", run_id, counter_ids, args.chunk, deadline,
                            Progress(len(todo)))
             if args.noise > 0:
-                ok = [r["sample_id"] for r in rows if r["status"] == "ok"]
-                rng = random.Random(args.seed)
-                picked = set(rng.sample(ok, max(1, round(args.noise * len(ok))))) if ok else set()
-                again = order_by_problem([s for s in todo if s.sample_id in picked])
+                again = noise_picks(todo_all, rows, existing, gpu, args.noise, args.seed)
                 measure(prof, again, prov, writer, "noise", run_id, set(), args.chunk, deadline,
                         Progress(len(again), label="noise"))
     except WorkerUnavailable as exc:

@@ -102,3 +102,19 @@ def test_load_samples_survives_a_broken_family(monkeypatch, capsys):
     if any(info.name == "transpose" for info in __import__("pkgutil").iter_modules(fam.__path__)):
         assert "skipping family transpose: RuntimeError: boom" in capsys.readouterr().err
     assert got and all(s.family != "transpose" for s in got)
+
+
+def test_noise_picks_tops_up_to_the_share():
+    pd = pytest.importorskip("pandas")
+    from corpus.collect import noise_picks
+
+    samples = [_sample(i) for i in range(20)]
+    ids = [s.sample_id for s in samples]
+    existing = pd.DataFrame([{"sample_id": i, "gpu": "G", "pass": "main", "status": "ok"} for i in ids[:10]]
+                            + [{"sample_id": ids[0], "gpu": "G", "pass": "noise", "status": "ok"}])
+    rows = [{"sample_id": i, "status": "ok"} for i in ids[10:18]] + [{"sample_id": ids[19], "status": "crash"}]
+    picked = noise_picks(samples, rows, existing, "G", 0.5, seed=1)
+    # 18 ok samples -> 9 noise rows wanted, 1 exists -> 8 more, never the crashed one or the one measured twice
+    assert len(picked) == 8
+    assert ids[0] not in {s.sample_id for s in picked} and ids[19] not in {s.sample_id for s in picked}
+    assert noise_picks(samples, rows, existing, "G", 0.5, seed=1) == picked

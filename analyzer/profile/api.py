@@ -77,6 +77,8 @@ class Profiler:
         self._work = tempfile.mkdtemp(prefix="cudaperf-problems-", dir=settings.work_dir or default_work_dir())
         self._prepared: OrderedDict[str, Future] = OrderedDict()
         self._builds: dict[tuple[str, str], Future] = {}
+        # seconds spent waiting on each stage, for the log and the benchmark
+        self.waits = {"build": 0.0, "problem": 0.0, "gpu": 0.0, "ncu": 0.0}
 
     # ---- life cycle ---------------------------------------------------------
     def __enter__(self) -> "Profiler":
@@ -159,10 +161,12 @@ class Profiler:
             depth = max(1, self.settings.problem_workers)
             for ahead in keys[gi: gi + 1 + depth]:  # build this problem and the next ones on CPU
                 self._submit_problem(groups[ahead][0])
+            t0 = time.perf_counter()
             try:
                 prep: problems.PreparedProblem = self._prepared[key].result()
             except Exception as exc:  # the problem pool itself broke
                 prep = problems.PreparedProblem(key, "", f"problem build failed: {type(exc).__name__}: {exc}")
+            self.waits["problem"] += time.perf_counter() - t0
             for job in groups[key]:
                 m, item = self._one(worker, job, prep)
                 if m.ok and item is not None and want(job):
@@ -172,6 +176,7 @@ class Profiler:
                     yield m
             self._evict_problems(pinned | set(keys[gi + 1: gi + 2 + depth]))
         if held:
+            t0 = time.perf_counter()
             try:
                 got = ncu_counters.collect([item for _, item in held], timeout_s=self.settings.ncu_timeout_s,
                                            work_dir=self._work, log=self.log)
@@ -179,16 +184,20 @@ class Profiler:
                 got = {}
                 if self.log is not None:
                     print(f"counters skipped: {exc}", file=self.log)
+            self.waits["ncu"] += time.perf_counter() - t0
             for m, _ in held:
                 m.counters = got.get(m.job_id, {})
                 yield m
         self._evict_problems(set())
 
     def _one(self, worker: GpuWorker, job: Job, prep: problems.PreparedProblem) -> tuple[Measurement, Any]:
+        t0 = time.perf_counter()
         try:
             built: build.BuildResult = self._submit_build(job).result()
         except Exception as exc:
+            self.waits["build"] += time.perf_counter() - t0
             return Measurement(job.id, "compile_error", one_line(f"builder failed: {type(exc).__name__}: {exc}")), None
+        self.waits["build"] += time.perf_counter() - t0
         if not built.ok:
             m = measurement_from(job, built, {"status": "compile_error", "message": one_line(built.log)})
             m.log = built.log
@@ -197,7 +206,9 @@ class Profiler:
         if problem_error:
             return measurement_from(job, built, {"status": "input_error", "message": problem_error}), None
         req = RunRequest(job, built.cubin_path, built.lowered_name, prep.dir, self.settings.timing)
+        t0 = time.perf_counter()
         result = worker.run(req, self.settings.prepare_timeout_s, self.settings.timeout_s)
+        self.waits["gpu"] += time.perf_counter() - t0
         m = measurement_from(job, built, result)
         item = ncu_counters.CounterItem(job, built.cubin_path, built.lowered_name, prep.dir)
         return m, item

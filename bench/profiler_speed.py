@@ -50,8 +50,10 @@ def measure_now(n: int, counters_share: float) -> dict:
             one = list(prof.run([single]))[0]
             t_one = time.perf_counter() - t0
             t0 = time.perf_counter()
+            before = dict(prof.waits)
             ms = list(prof.run(jobs))
             wall = time.perf_counter() - t0
+            waits = {f"wait_{k}_s": prof.waits[k] - before[k] for k in prof.waits}
             counted = [j.id for j in jobs[: max(0, int(counters_share * len(jobs)))]]
             t_ncu = float("nan")
             with_counters = 0
@@ -76,6 +78,7 @@ def measure_now(n: int, counters_share: float) -> dict:
         "run_s_p90": _pct(run_s, 0.9), "run_s_total": sum(run_s),
         "counters_samples": len(counted), "counters_with_values": with_counters, "counters_wall_s": t_ncu,
         "counters_s_per_sample": t_ncu / len(counted) if counted else float("nan"),
+        **waits,
     }
 
 

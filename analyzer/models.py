@@ -150,8 +150,8 @@ def thread_env(launch: Launch, max_threads: int = MAX_THREADS) -> dict[str, np.n
 @lru_cache(maxsize=64)
 def _thread_env(block: Dim3, grid: Dim3, max_threads: int) -> dict[str, np.ndarray | int]:
     bx, by, bz = block
-    n = min(bx * by * bz, max_threads)
-    n = max(32, -(-n // 32) * 32) if bx * by * bz >= 32 else bx * by * bz
+    threads = bx * by * bz
+    n = max(32, -(-min(threads, max_threads) // 32) * 32)   # whole warps; the tail of the last is inactive
     lin = np.arange(n, dtype=np.int64)
     gx, gy, gz = grid
     env: dict[str, np.ndarray | int] = {
@@ -162,7 +162,7 @@ def _thread_env(block: Dim3, grid: Dim3, max_threads: int) -> dict[str, np.ndarr
         "blockIdx.x": min(1, gx - 1), "blockIdx.y": min(1, gy - 1), "blockIdx.z": min(1, gz - 1),
         "warpSize": 32,
     }
-    env["%valid"] = lin < bx * by * bz
+    env["%valid"] = lin < threads
     for v in env.values():
         if isinstance(v, np.ndarray):
             v.setflags(write=False)  # cached and shared between calls
@@ -261,7 +261,7 @@ def iterations(loops: tuple[Loop, ...], env: dict, max_iters: int, budget: list[
         env2[loop.iter_symbol] = k
         if loop.cond is not None:
             c = S.evaluate(loop.cond, env2)
-            if c is not None and not np.any(c):
+            if c is not None and not (c.any() if isinstance(c, np.ndarray) else c):
                 break
         sampled.append(env2)
         budget[0] -= 1
@@ -277,13 +277,88 @@ def iterations(loops: tuple[Loop, ...], env: dict, max_iters: int, budget: list[
 
 def active_mask(guards: tuple[S.Expr, ...], env: Mapping, n: int) -> np.ndarray:
     """Threads for which every known guard holds; a guard we cannot evaluate counts as true."""
-    mask = np.asarray(env["%valid"], dtype=bool).copy()
+    mask = np.array(env["%valid"], dtype=bool)
     for g in guards:
         v = S.evaluate(g, env)
         if v is None:
             continue
-        mask &= np.broadcast_to(np.asarray(v) != 0, (n,))
+        if np.ndim(v) == 0:
+            if not v:
+                mask[:] = False
+                break
+        else:
+            mask &= np.asarray(v) != 0
     return mask
+
+
+@dataclass
+class Points:
+    """Sampled loop iterations stacked on a leading axis: symbols map to scalars, (n,) or (P, n) arrays."""
+
+    env: dict
+    weights: np.ndarray          # (P,)
+    n: int                       # threads per point (whole warps)
+
+    @property
+    def count(self) -> int:
+        return len(self.weights)
+
+
+def stack(points: list[tuple[dict, float]], n: int) -> Points:
+    if not points:
+        return Points({}, np.zeros(0), n)
+    envs = [p for p, _ in points]
+    env: dict = {}
+    for k in envs[0]:
+        vals = [e.get(k) for e in envs]
+        if any(v is None for v in vals):
+            continue
+        first = vals[0]
+        if all(v is first for v in vals):
+            env[k] = first
+        elif all(np.ndim(v) == 0 for v in vals):
+            col = np.array(vals)
+            env[k] = first if np.all(col == first) else col.reshape(-1, 1)   # (P, 1) broadcasts over threads
+        else:
+            env[k] = np.stack([np.broadcast_to(np.asarray(v), (n,)) for v in vals])
+    return Points(env, np.array([w for _, w in points], dtype=np.float64), n)
+
+
+def stacked_mask(guards: tuple[S.Expr, ...], pts: Points) -> np.ndarray:
+    """(P, n) active threads; a guard we cannot evaluate counts as true."""
+    mask = np.broadcast_to(np.asarray(pts.env["%valid"], dtype=bool), (pts.count, pts.n)).copy()
+    for g in guards:
+        v = S.evaluate(g, pts.env)
+        if v is None:
+            continue
+        mask &= np.broadcast_to(np.asarray(v) != 0, mask.shape)
+    return mask
+
+
+class PointCache:
+    """Sampled loop iterations and guard masks shared by the accesses of one kernel.
+
+    Accesses in one loop nest see the same iterations, and most share their guards:
+    computing those once per kernel instead of once per access halves the lint time.
+    """
+
+    def __init__(self) -> None:
+        self.points: dict = {}
+        self.masks: dict = {}
+
+    def stacked(self, loops, env, n, max_iters, max_points, key) -> Points:
+        k = (key, loops)
+        if k not in self.points:
+            self.points[k] = stack(list(iterations(loops, env, max_iters, [max_points])), n)
+        return self.points[k]
+
+    def mask(self, guards, pts_key, pts: Points) -> np.ndarray:
+        k = (guards, pts_key)
+        m = self.masks.get(k)
+        if m is None:
+            m = stacked_mask(guards, pts)
+            self.masks[k] = m
+        return m
 
 
 def _distinct_per_row(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
@@ -354,67 +429,95 @@ def shared_wavefronts(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[
 
 
 def estimate(access: Access, launch: Launch, *, max_iters: int = 8, max_threads: int = MAX_THREADS,
-             max_points: int = 64, defaults: Mapping[str, int | float] | None = None) -> Estimate | None:
+             max_points: int = 64, defaults: Mapping[str, int | float] | None = None,
+             cache: PointCache | None = None, needed: set[str] | None = None,
+             own: set[str] | None = None) -> Estimate | None:
     """Sectors (global) or wavefronts (shared) per block for one access, or None if its
-    address cannot be evaluated (data-dependent or unknown index)."""
+    address cannot be evaluated (data-dependent or unknown index).
+
+    `needed`: the symbols of every access of the kernel, so that all of them bind the same
+    parameters and share the cache's sampled iterations."""
     if access.space not in ("global", "shared"):
         return None
     if S.is_unknown(access.address):
         return None
     base = thread_env(launch, max_threads)
     n = base["threadIdx.x"].shape[0]
-    needed = S.symbols(access.address)
+    own = access_symbols(access) if needed is None or own is None else own
+    env, assumed = bind_params(base, launch.args, needed if needed is not None else own, defaults)
+    if needed is not None:
+        assumed = tuple(a for a in assumed if a in own)
+    model = global_sectors if access.space == "global" else shared_wavefronts
+    cache = cache or PointCache()
+    with np.errstate(all="ignore"):
+        return _estimate(access, env, n, launch, model, cache, max_iters, max_points, assumed)
+
+
+def access_symbols(access) -> set[str]:
+    """Symbols an access (or a branch: cond instead of address) needs bound."""
+    main = access.address if hasattr(access, "address") else access.cond
+    needed = set(S.symbols(main))
     for g in access.guards:
         needed |= S.symbols(g)
     for lp in access.loops:
         needed |= S.symbols(lp.init) | (S.symbols(lp.cond) if lp.cond else set()) | (
             S.symbols(lp.step[1]) if lp.step else set())
-    env, assumed = bind_params(base, launch.args, needed, defaults)
-    model = global_sectors if access.space == "global" else shared_wavefronts
-    req = units = ideal = lanes = 0.0
-    budget = [max_points]
-    for point, weight in iterations(access.loops, env, max_iters, budget):
-        addr = S.evaluate(access.address, point)
-        if addr is None:
-            return None
-        addr = np.broadcast_to(np.asarray(addr), (n,))
-        if addr.dtype.kind == "f":
-            return None
-        mask = active_mask(access.guards, point, n)
-        r, u, i = model(addr, mask, access.elem_size)
-        req += weight * r.sum()
-        units += weight * u.sum()
-        ideal += weight * i.sum()
-        lanes += weight * mask.sum()
+    return needed
+
+
+def _points_key(env: Mapping) -> tuple:
+    return tuple(sorted((k, v) for k, v in env.items() if not isinstance(v, np.ndarray) and "." not in k))
+
+
+def _estimate(access, env, n, launch, model, cache, max_iters, max_points, assumed):
+    # points depend on the loops and on the bound parameter values
+    key = _points_key(env)
+    pts = cache.stacked(access.loops, env, n, max_iters, max_points, key)
+    if not pts.count:
+        return Estimate(0.0, 0.0, 0.0, 0.0, assumed)
+    addr = S.evaluate(access.address, pts.env)
+    if addr is None:
+        return None
+    addr = np.asarray(addr)
+    if addr.dtype.kind not in "iub":
+        return None
+    addr = np.broadcast_to(addr.astype(np.int64, copy=False), (pts.count, n)).reshape(-1)
+    mask = cache.mask(access.guards, (key, access.loops), pts).reshape(-1)
+    r, u, i = model(addr, mask, access.elem_size)
+    w = np.repeat(pts.weights, n // 32)
+    req = float(w @ r)
     if req == 0:
         return Estimate(0.0, 0.0, 0.0, 0.0, assumed)
+    lanes = float(pts.weights @ mask.reshape(pts.count, n).sum(axis=1))
     scale = launch.threads / n if n < launch.threads else 1.0   # threads we did not simulate behave alike
-    return Estimate(req * scale, units * scale, ideal * scale, lanes / req, assumed)
+    return Estimate(req * scale, float(w @ u) * scale, float(w @ i) * scale, lanes / req, assumed)
 
 
 def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ...], launch: Launch,
-                 max_iters: int = 4) -> bool | None:
+                 max_iters: int = 4, cache: PointCache | None = None, needed: set[str] | None = None,
+                 defaults: Mapping[str, int | float] | None = None) -> bool | None:
     """Whether a condition splits some warp (True), never does (False), or we cannot tell (None)."""
-    base = thread_env(launch, 256)
+    base = thread_env(launch, MAX_THREADS)
     n = base["threadIdx.x"].shape[0]
-    needed = S.symbols(cond)
-    for g in guards:
-        needed |= S.symbols(g)
-    for lp in loops:
-        needed |= S.symbols(lp.init) | (S.symbols(lp.cond) if lp.cond else set()) | (
-            S.symbols(lp.step[1]) if lp.step else set())
-    env, _ = bind_params(base, launch.args, needed)
-    seen = False
-    for point, _w in iterations(loops, env, max_iters, [32]):
-        v = S.evaluate(cond, point)
+    if needed is None:
+        needed = set(S.symbols(cond))
+        for g in guards:
+            needed |= S.symbols(g)
+        for lp in loops:
+            needed |= S.symbols(lp.init) | (S.symbols(lp.cond) if lp.cond else set()) | (
+                S.symbols(lp.step[1]) if lp.step else set())
+    env, _ = bind_params(base, launch.args, needed, defaults)
+    cache = cache or PointCache()
+    with np.errstate(all="ignore"):
+        key = _points_key(env)
+        pts = cache.stacked(loops, env, n, max_iters, 64, key)
+        if not pts.count:
+            return None
+        v = S.evaluate(cond, pts.env)
         if v is None:
             return None
-        seen = True
-        mask = active_mask(guards, point, n)
-        values = _warps(np.broadcast_to(np.asarray(v) != 0, (n,)).copy(), n)
-        m = _warps(mask, n)
+        values = np.broadcast_to(np.asarray(v) != 0, (pts.count, n)).reshape(-1, 32)
+        m = cache.mask(guards, (key, loops), pts).reshape(-1, 32)
         any_true = (values & m).any(axis=1)
         any_false = (~values & m).any(axis=1)
-        if np.any(any_true & any_false):
-            return True
-    return False if seen else None
+        return bool(np.any(any_true & any_false))

@@ -182,17 +182,19 @@ def preprocess(src: bytes) -> tuple[bytes, dict[str, bytes]]:
     the qualifier macros that were blanked (name -> expansion), so a kernel hidden
     behind `#define KERNEL __global__` can still be recognised."""
     buf = bytearray(src)
-    for m in _BLANK_CALLS.finditer(src):
+    # cheap substring tests first: most files have none of these, and the regexes cost more
+    for m in (_BLANK_CALLS.finditer(src) if b"__align__" in src or b"__maxnreg__" in src or b"_Pragma" in src
+              or b"__declspec" in src or b"__attribute__" in src or b"__launch_bounds_ex__" in src else ()):
         end = _matching_paren(src, m.end() - 1)
         if end > 0:
             _blank(buf, m.start(), end)
-    for m in _PRAGMA_UNROLL.finditer(src):
+    for m in (_PRAGMA_UNROLL.finditer(src) if b"pragma" in src else ()):
         _blank(buf, m.start(), m.end())
-    for m in _PRAGMA_MACRO.finditer(src):
+    for m in (_PRAGMA_MACRO.finditer(src) if b"PRAGMA" in src else ()):
         g = 1 if m.group(1) else 2
         _blank(buf, m.start(g), m.end(g))
     qualifier_macros: dict[str, bytes] = {}
-    for m in _DEFINE.finditer(src):
+    for m in (_DEFINE.finditer(src) if b"define" in src else ()):
         words = m.group(2).split()
         if words and all(w in _QUALIFIERS for w in words):
             qualifier_macros[m.group(1).decode()] = m.group(2).strip()
@@ -211,7 +213,8 @@ def preprocess(src: bytes) -> tuple[bytes, dict[str, bytes]]:
         if m.group(0).decode() not in qualifier_macros:
             qualifier_macros.setdefault(m.group(0).decode(), b"")
         _blank(buf, m.start(), m.end())
-    buf = _expand_loop_macros(bytes(buf))
+    if b"define" in src:
+        buf = _expand_loop_macros(bytes(buf))
     if not buf.endswith(b"\n"):
         buf += b"\n"  # a final preprocessor line without a newline sets has_error
     return bytes(buf), qualifier_macros
@@ -428,7 +431,11 @@ class _Builder:
                 stack.extend((c, tparams) for c in reversed(node.children))
             elif t == "function_definition":
                 self._function(node, tparams)
-                stack.extend((c, {}) for c in reversed(node.children) if c.type == "compound_statement")
+                # Only launch sites (and the dim3 variables they use) are wanted inside bodies:
+                # skip bodies without `<<<` rather than walk every node of every kernel.
+                body = node.child_by_field_name("body")
+                if body is not None and b"<<<" in self.src[body.start_byte:body.end_byte]:
+                    stack.append((body, {}))
             elif t == "declaration":
                 self._declaration(node, file_scope=node.parent is not None and node.parent.type in (
                     "translation_unit", "namespace_definition", "declaration_list", "linkage_specification",
@@ -615,7 +622,8 @@ class _Builder:
         if body is None:
             return
         (l0, c0), (l1, _) = node.start_point, node.end_point
-        shared = tuple(self._local_arrays(body))
+        has_shared = b"__shared__" in self.src[body.start_byte:body.end_byte]
+        shared = tuple(self._local_arrays(body)) if has_shared else ()
         self.functions.append(Function(name.split("::")[-1], kind, params, l0 + 1, c0 + 1, l1 + 1, node, body,
                                        dict(tparams), bounds, shared))
 
@@ -661,24 +669,28 @@ class _Builder:
         return tuple(out)
 
     def _local_arrays(self, body):
-        stack = [body]
-        while stack:
-            n = stack.pop()
-            if n.type == "declaration":
-                quals = self._qualifiers(n)
-                if "__shared__" in quals:
-                    tnode = n.child_by_field_name("type")
-                    base = self.text(tnode) if tnode is not None else "?"
-                    for decl in n.children_by_field_name("declarator"):
-                        if decl.type == "init_declarator":
-                            decl = decl.child_by_field_name("declarator")
-                        arr = self._array(decl, base, "extern" in quals, n.start_point[0] + 1, "shared")
-                        if arr is not None:
-                            yield arr
+        """`__shared__` declarations in a body, found from the keyword's byte offsets
+        (walking every node of every kernel costs more than the parse)."""
+        seen = set()
+        for m in re.finditer(rb"\b__shared__\b", self.src[body.start_byte:body.end_byte]):
+            off = body.start_byte + m.start()
+            n = body.descendant_for_byte_range(off, off + 10)
+            while n is not None and n.type != "declaration" and n != body:
+                n = n.parent
+            if n is None or n.type != "declaration" or n.start_byte in seen:
                 continue
-            if n.type in ("function_definition", "lambda_expression"):
+            seen.add(n.start_byte)
+            quals = self._qualifiers(n)
+            if "__shared__" not in quals:
                 continue
-            stack.extend(n.children)
+            tnode = n.child_by_field_name("type")
+            base = self.text(tnode) if tnode is not None else "?"
+            for decl in n.children_by_field_name("declarator"):
+                if decl.type == "init_declarator":
+                    decl = decl.child_by_field_name("declarator")
+                arr = self._array(decl, base, "extern" in quals, n.start_point[0] + 1, "shared")
+                if arr is not None:
+                    yield arr
 
     # -- launches
     def _maybe_launch(self, node) -> None:

@@ -17,6 +17,7 @@ exact affine/polynomial form where one exists (for display and checks).
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Mapping
 
 import numpy as np
@@ -70,6 +71,7 @@ def binop(op: str, a: Expr, b: Expr) -> Expr:
     return ("b", op, a, b)
 
 
+@lru_cache(maxsize=32768)
 def size(e: Expr) -> int:
     """Node count, to stop substitution from blowing up."""
     t = e[0]
@@ -86,28 +88,27 @@ def size(e: Expr) -> int:
     return 1
 
 
-def symbols(e: Expr, out: set[str] | None = None) -> set[str]:
+_EMPTY: frozenset[str] = frozenset()
+
+
+@lru_cache(maxsize=32768)
+def symbols(e: Expr) -> frozenset[str]:
     """Free symbols; loads contribute the symbols of their index (their value varies with it)."""
-    if out is None:
-        out = set()
     t = e[0]
     if t == "s":
-        out.add(e[1])
-    elif t == "b":
-        symbols(e[2], out)
-        symbols(e[3], out)
-    elif t == "u":
-        symbols(e[2], out)
-    elif t == "?:":
-        symbols(e[1], out)
-        symbols(e[2], out)
-        symbols(e[3], out)
-    elif t == "f":
+        return frozenset((e[1],))
+    if t == "b":
+        return symbols(e[2]) | symbols(e[3])
+    if t == "u" or t == "ld":
+        return symbols(e[2])
+    if t == "?:":
+        return symbols(e[1]) | symbols(e[2]) | symbols(e[3])
+    if t == "f":
+        out = _EMPTY
         for a in e[2]:
-            symbols(a, out)
-    elif t == "ld":
-        symbols(e[2], out)
-    return out
+            out = out | symbols(a)
+        return out
+    return _EMPTY
 
 
 def has_load(e: Expr) -> bool:
@@ -249,47 +250,114 @@ _CALLS = {
 }
 
 
-def evaluate(e: Expr, env: Mapping[str, Any]) -> Any:
-    """Value of `e` with symbols bound by `env` (scalars or numpy arrays), or None."""
+class _Unknown(Exception):
+    pass
+
+
+def _zero(b) -> bool:
+    return bool((b == 0).any()) if isinstance(b, np.ndarray) else b == 0
+
+
+def _div(a, b):
+    if _zero(b):
+        raise _Unknown
+    if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray) and isinstance(a, int) and isinstance(b, int):
+        q = abs(a) // abs(b)
+        return -q if (a < 0) != (b < 0) else q
+    return _cdiv(a, b)
+
+
+def _mod(a, b):
+    if _zero(b):
+        raise _Unknown
+    return _cmod(a, b)
+
+
+def _shl(a, b):
+    return np.left_shift(a, b) if np.ndim(a) or np.ndim(b) else int(a) << int(b)
+
+
+def _shr(a, b):
+    return np.right_shift(a, b) if np.ndim(a) or np.ndim(b) else int(a) >> int(b)
+
+
+def _int_op(fn, scalar):
+    return lambda a, b: fn(a, b) if np.ndim(a) or np.ndim(b) else scalar(int(a), int(b))
+
+
+# Comparisons give numpy bools on arrays (numpy promotes them in arithmetic, as C does ints).
+_OPS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _div, "%": _mod,
+    "<<": _shl, ">>": _shr,
+    "&": _int_op(np.bitwise_and, lambda a, b: a & b), "|": _int_op(np.bitwise_or, lambda a, b: a | b),
+    "^": _int_op(np.bitwise_xor, lambda a, b: a ^ b),
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "&&": lambda a, b: np.logical_and(a, b), "||": lambda a, b: np.logical_or(a, b),
+}
+
+
+@lru_cache(maxsize=8192)
+def compile_expr(e: Expr):
+    """A closure computing `e` from an environment; raises _Unknown where it cannot."""
     t = e[0]
     if t == "c":
-        return e[1]
+        v = e[1]
+        return lambda env: v
     if t == "s":
-        return env.get(e[1])
+        name = e[1]
+
+        def load_symbol(env):
+            v = env.get(name)
+            if v is None:
+                raise _Unknown
+            return v
+        return load_symbol
     if t == "b":
-        a = evaluate(e[2], env)
-        if a is None:
-            return None
-        op = e[1]
-        # C short-circuit matters for guards like (i < n && a[i] > 0): evaluate both, combine.
-        b = evaluate(e[3], env)
-        if b is None:
-            return None
-        return _apply(op, a, b)
+        fn = _OPS.get(e[1])
+        if fn is None:
+            raise _Unknown
+        a, b = compile_expr(e[2]), compile_expr(e[3])
+        return lambda env: fn(a(env), b(env))
     if t == "u":
-        a = evaluate(e[2], env)
-        return None if a is None else _unary(e[1], a)
+        op, a = e[1], compile_expr(e[2])
+        if op == "-":
+            return lambda env: -a(env)
+        if op == "+":
+            return a
+        if op == "!":
+            return lambda env: np.logical_not(a(env))
+        if op == "~":
+            return lambda env: (lambda v: np.invert(v) if isinstance(v, np.ndarray) else ~int(v))(a(env))
+        raise _Unknown
     if t == "?:":
-        c = evaluate(e[1], env)
-        if c is None:
-            return None
-        a = evaluate(e[2], env)
-        b = evaluate(e[3], env)
-        if a is None or b is None:
-            return None
-        return np.where(np.asarray(c) != 0, a, b) if np.ndim(c) or np.ndim(a) or np.ndim(b) else (a if c else b)
+        c, a, b = compile_expr(e[1]), compile_expr(e[2]), compile_expr(e[3])
+
+        def select(env):
+            cv = c(env)
+            if np.ndim(cv):
+                return np.where(cv, a(env), b(env))
+            return a(env) if cv else b(env)
+        return select
     if t == "f":
         fn = _CALLS.get(e[1])
         if fn is None:
-            return None
-        args = [evaluate(a, env) for a in e[2]]
-        if any(a is None for a in args):
-            return None
-        try:
-            return fn(*args)
-        except (TypeError, ValueError):
-            return None
-    return None
+            raise _Unknown
+        args = [compile_expr(x) for x in e[2]]
+        return lambda env: fn(*[x(env) for x in args])
+    raise _Unknown
+
+
+def evaluate(e: Expr, env: Mapping[str, Any]) -> Any:
+    """Value of `e` with symbols bound by `env` (scalars or numpy arrays), or None."""
+    try:
+        fn = compile_expr(e)
+    except (_Unknown, TypeError):
+        return None
+    try:
+        return fn(env)
+    except (_Unknown, TypeError, ValueError, OverflowError, ZeroDivisionError):
+        return None
 
 
 # ---------------------------------------------------------------- polynomial form

@@ -45,7 +45,7 @@ class Options:
     min_occupancy: float = 0.25
     coalescing_slack: float = 1.5     # flag when sectors/request > ideal * slack
     min_bank_ways: float = 1.5
-    max_iters: int = 8
+    max_iters: int = 4                # loop iterations sampled per additive loop (x4 for multiplicative)
 
 
 @dataclass
@@ -61,9 +61,31 @@ class KernelContext:
     param_defaults: dict = field(default_factory=dict)
 
     @cached_property
+    def points(self) -> models.PointCache:
+        """Sampled loop iterations shared by every estimate and divergence check of the kernel."""
+        return models.PointCache()
+
+    @cached_property
+    def access_symbols(self) -> list[set[str]]:
+        return [models.access_symbols(a) for a in self.accesses.accesses]
+
+    @cached_property
+    def symbols(self) -> set[str]:
+        """Every symbol the kernel's accesses and branches read: all bind the same parameters."""
+        needed: set[str] = set().union(*self.access_symbols) if self.access_symbols else set()
+        for b in self.accesses.branches:
+            needed |= models.access_symbols(b)
+        return needed
+
+    @cached_property
     def estimates(self) -> list[models.Estimate | None]:
-        return [models.estimate(a, self.launch, max_iters=self.options.max_iters, defaults=self.param_defaults)
-                for a in self.accesses.accesses]
+        return [models.estimate(a, self.launch, max_iters=self.options.max_iters, defaults=self.param_defaults,
+                                cache=self.points, needed=self.symbols, own=own)
+                for a, own in zip(self.accesses.accesses, self.access_symbols)]
+
+    def divergent(self, branch) -> bool | None:
+        return models.is_divergent(branch.cond, branch.loops, branch.guards, self.launch, max_iters=self.options.max_iters,
+                                   cache=self.points, needed=self.symbols, defaults=self.param_defaults)
 
     def estimate_of(self, access: Access) -> models.Estimate | None:
         return self.estimates[self.accesses.accesses.index(access)]

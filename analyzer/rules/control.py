@@ -1,7 +1,6 @@
 """Control flow: barriers under divergent conditions, divergent branches in loops."""
 from __future__ import annotations
 
-from .. import models
 from .. import symbolic as S
 from . import KernelContext, rule
 
@@ -61,7 +60,7 @@ def divergent_branch(ctx: KernelContext, r):
     for b in ctx.accesses.branches:
         if not b.loops or not ctx.accesses.thread_dependent(b.cond):
             continue
-        if models.is_divergent(b.cond, b.loops, b.guards, ctx.launch) is True:
+        if ctx.divergent(b) is True:
             yield ctx.finding(r, b.line, b.col,
                               f"branch `{b.text[:60]}` splits warps inside the loop at line {b.loops[-1].line}: "
                               f"both paths run one after the other",

@@ -161,15 +161,17 @@ def reference(x: np.ndarray, w: np.ndarray, n_: int, c: int, k: int, h: int, wd:
     """The convolution in float64, cast to float32.
 
     Each image is zero-padded into planes of width Wp = W + 2P and flattened; a
-    tap (ky, kx) is then a plain offset ky*Wp + kx into the flat planes, so each
-    tap is one (K x C) @ (C x rows*Wp) product on a strided view, no copies. The
-    2P garbage columns per row are dropped at the end."""
+    tap (ky, kx) is then a plain offset ky*Wp + kx into the flat planes. The KS*KS
+    shifted views are stacked into one (KS*KS*C) x (rows*Wp) matrix, so a chunk of
+    rows is a single (K x KS*KS*C) product (few large BLAS calls). The 2P garbage
+    columns per row are dropped at the end."""
     p = ks // 2
     wp = wd + 2 * p
     xs = x.reshape(n_, c, h, wd)
-    taps = w.reshape(k, c, ks, ks).astype(np.float64)
+    # [k][ky][kx][c], matching the stacking order of the shifted views below
+    taps = w.reshape(k, c, ks, ks).astype(np.float64).transpose(0, 2, 3, 1).reshape(k, ks * ks * c)
     y = np.empty((n_, k, h, wd), dtype=np.float32)
-    rows = max(1, (1 << 15) // wp)
+    rows = max(1, (1 << 14) // wp)
     for img in range(n_):
         for r0, r1 in chunks(h, rows):
             nr = r1 - r0
@@ -179,11 +181,12 @@ def reference(x: np.ndarray, w: np.ndarray, n_: int, c: int, k: int, h: int, wd:
             pad[:, s0 - (r0 - p):s1 - (r0 - p), p:p + wd] = xs[img, :, s0:s1, :]
             flat = pad.reshape(c, -1)
             length = nr * wp
-            acc = np.zeros((k, length), dtype=np.float64)
+            stacked = np.empty((ks * ks, c, length), dtype=np.float64)
             for ky in range(ks):
                 for kx in range(ks):
                     off = ky * wp + kx
-                    acc += taps[:, :, ky, kx] @ flat[:, off:off + length]
+                    stacked[ky * ks + kx] = flat[:, off:off + length]
+            acc = taps @ stacked.reshape(ks * ks * c, length)
             y[img, :, r0:r1, :] = acc.reshape(k, nr, wp)[:, :, :wd]
     return y.reshape(-1)
 

@@ -211,7 +211,7 @@ class _Opaque(Exception):
 
 # ------------------------------------------------------------------ the walk
 
-def analyze(program: Program, kernel: Function, template_args: dict[str, int] | None = None) -> KernelAccesses:
+def analyze(program: Program, kernel: Function, template_args: dict[str, int | str] | None = None) -> KernelAccesses:
     """The accesses, branches, barriers and def-use graph of one kernel."""
     walker = _Walker(program, kernel, template_args or {})
     try:
@@ -228,9 +228,13 @@ class _Walker:
         self.out = KernelAccesses(kernel)
         self.g = self.out.graph
         consts = dict(program.constants)
+        self.type_args: dict[str, str] = {}
         for name, v in kernel.template_params.items():
-            if name in template_args:
-                consts[name] = template_args[name]
+            given = template_args.get(name)
+            if isinstance(given, str):
+                self.type_args[name] = given   # a type argument: `k<float4>`
+            elif given is not None:
+                consts[name] = given
             elif v is not None:
                 consts[name] = v
         self.consts = consts
@@ -248,8 +252,8 @@ class _Walker:
         for prm in kernel.params:
             self.types[prm.name] = prm.type + "*" * prm.pointer
             if prm.pointer:
-                size = type_size(prm.type, program.structs) or (self.consts.get(prm.type) and None) or 4
-                self.ptrs[prm.name] = _Ptr(prm.name, S.const(0), prm.type, size, "global")
+                size = program.type_size(prm.type, self.type_args) or 4
+                self.ptrs[prm.name] = _Ptr(prm.name, S.const(0), self.resolve(prm.type), size, "global")
             else:
                 self.g.add_node(prm.name)
         for name in S.BUILTIN_SYMBOLS:
@@ -258,6 +262,12 @@ class _Walker:
     # -- helpers
     def text(self, node) -> str:
         return self.p.text(node)
+
+    def resolve(self, type_name: str) -> str:
+        return self.p.resolve_type(type_name, self.type_args)
+
+    def size_of(self, type_name: str) -> int | None:
+        return self.p.type_size(type_name, self.type_args)
 
     def fresh(self, name: str, line: int, deps: set[str]) -> Expr:
         """An opaque symbol that stands for a value the walk cannot follow exactly."""
@@ -375,22 +385,23 @@ class _Walker:
                 continue
             name = self.text(decl)
             line = st.start_point[0] + 1
+            base = self.resolve(base)
             self.types[name] = base + "*" * depth
             if base in DOUBLE_TYPES:
                 self.out.uses_double = True
             if base in FLOAT_TYPES:
                 self.out.uses_float = True
             if dims:
-                size = type_size(base, self.p.structs) or 4
-                self.ptrs[name] = _Ptr(name, S.const(0), base, size, "local", tuple(reversed(dims)))
+                size = self.size_of(base) or 4
+                self.ptrs[name] = _Ptr(name, S.const(0), self.resolve(base), size, "local", tuple(reversed(dims)))
                 if value_node is not None:
                     self.expr(value_node)
                 continue
             if depth:
                 ptr = self.pointer(value_node) if value_node is not None else None
                 if ptr is not None:
-                    elem = base if base not in ("auto",) else ptr.elem_type
-                    size = type_size(elem, self.p.structs) or ptr.elem_size
+                    elem = self.resolve(base) if base not in ("auto",) else ptr.elem_type
+                    size = self.size_of(elem) or ptr.elem_size
                     self.ptrs[name] = _Ptr(ptr.base, ptr.offset, elem, size, ptr.space)
                 elif value_node is not None:
                     self.expr(value_node)
@@ -736,7 +747,7 @@ class _Walker:
         if t in ("sizeof_expression",):
             tnode = node.child_by_field_name("type")
             if tnode is not None:
-                size = type_size(self.text(tnode), self.p.structs)
+                size = self.size_of(self.text(tnode))
                 if size:
                     return S.const(size)
             return S.UNKNOWN
@@ -952,8 +963,8 @@ class _Walker:
             if prm.pointer:
                 ptr = self.pointer(node)
                 if ptr is not None:
-                    size = type_size(prm.type, self.p.structs) or ptr.elem_size
-                    ptrs[prm.name] = _Ptr(ptr.base, ptr.offset, prm.type, size, ptr.space, ptr.dims)
+                    size = self.size_of(prm.type) or ptr.elem_size
+                    ptrs[prm.name] = _Ptr(ptr.base, ptr.offset, self.resolve(prm.type), size, ptr.space, ptr.dims)
             else:
                 env[prm.name] = value
         self.env, self.ptrs, self.types = env, ptrs, dict(self.types)
@@ -989,8 +1000,8 @@ class _Walker:
                 return self.ptrs[name]
             arr = self.arrays.get(name)
             if arr is not None:
-                size = type_size(arr.type, self.p.structs) or 4
-                return _Ptr(name, S.const(0), arr.type, size, arr.space if arr.space != "device" else "global", arr.dims)
+                size = self.size_of(arr.type) or 4
+                return _Ptr(name, S.const(0), self.resolve(arr.type), size, arr.space if arr.space != "device" else "global", arr.dims)
             return None
         if t == "parenthesized_expression":
             inner = node.named_children
@@ -1046,8 +1057,8 @@ class _Walker:
 
     def _retype(self, p: _Ptr, type_text: str) -> _Ptr:
         base = type_text.replace("*", " ").replace("const", " ").replace("volatile", " ").replace("__restrict__", " ")
-        base = " ".join(base.split())
-        size = type_size(base, self.p.structs)
+        base = self.resolve(" ".join(base.split()))
+        size = self.size_of(base)
         if size is None:
             return p
         return _Ptr(p.base, p.offset, base, size, p.space)
@@ -1097,7 +1108,7 @@ class _Walker:
         fields = self.p.fields.get(base.elem_type)
         if fields and fname in fields:
             off, ftype = fields[fname]
-            size = type_size(ftype, self.p.structs) or 4
+            size = self.size_of(ftype) or 4
             return _Ptr(base.base, S.binop("+", base.offset, S.const(off)), ftype, size, base.space)
         comp = _COMPONENT_TYPE.get(base.elem_type)
         if comp is not None and fname in _VECTOR_COMPONENTS:

@@ -91,7 +91,7 @@ def _block_default(kernel_text: str, block_size: int) -> tuple[int, int, int]:
 
 
 def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, settings: LintSettings,
-                   ) -> tuple[models.Launch, str, int, dict[str, int]]:
+                   ) -> tuple[models.Launch, str, int, dict[str, int | str]]:
     """Block, grid, scalar args, dynamic smem and template arguments for a kernel."""
     spec = spec or LaunchSpec()
     site = next((l for l in program.launches if l.kernel == kernel.name and l.block is not None), None)
@@ -114,13 +114,12 @@ def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, 
     else:
         grid = (1024, 1, 1) if block[1] == 1 else (64, 64, 1)
     smem = spec.smem if spec.smem is not None else (site.smem if site is not None and site.smem else 0)
-    targs: dict[str, int] = {}
+    targs: dict[str, int | str] = {}
     if any_site is not None and any_site.template_args:
         names = list(kernel.template_params)
         for name, text in zip(names, any_site.template_args):
             v = _int(text, program.constants)
-            if v is not None:
-                targs[name] = v
+            targs[name] = v if v is not None else text
     return models.Launch(tuple(block), tuple(grid), dict(spec.args)), source, int(smem or 0), targs
 
 
@@ -204,8 +203,7 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
             launch, source_of_block, smem, targs = resolve_launch(program, kernel, spec, settings)
             for name, text in zip(kernel.template_params, expr_targs):
                 v = _int(text, program.constants)
-                if v is not None:
-                    targs[name] = v
+                targs[name] = v if v is not None else text  # a value, or a type argument
             ka: KernelAccesses = analyze(program, kernel, targs)
             for note in ka.notes:
                 result.notes.append(f"{path}:{kernel.line}: kernel {kernel.name}: {note}")

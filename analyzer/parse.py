@@ -132,6 +132,20 @@ class Program:
     errors: list[ParseError]
     structs: dict[str, int]       # struct name -> size in bytes, where every field is a known type
     fields: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)  # struct -> field -> (offset, type)
+    aliases: dict[str, str] = field(default_factory=dict)  # typedef / using / #define names of types
+
+    def resolve_type(self, name: str, extra: dict[str, str] | None = None) -> str:
+        """Follow typedefs, `using`, type #defines and (extra) template type arguments."""
+        name = " ".join(name.replace("const", " ").replace("volatile", " ").split())
+        for _ in range(8):
+            nxt = (extra or {}).get(name) or self.aliases.get(name)
+            if nxt is None or nxt == name:
+                break
+            name = " ".join(nxt.replace("const", " ").replace("volatile", " ").split())
+        return name
+
+    def type_size(self, name: str, extra: dict[str, str] | None = None) -> int | None:
+        return type_size(self.resolve_type(name, extra), self.structs)
 
     @property
     def kernels(self) -> list[Function]:
@@ -407,6 +421,7 @@ class _Builder:
         self.errors: list[ParseError] = []
         self.structs: dict[str, int] = {}
         self.fields: dict[str, dict[str, tuple[int, str]]] = {}
+        self.aliases: dict[str, str] = {}
         self.dim3_vars: dict[str, tuple[int, int, int]] = {}
 
     def text(self, node) -> str:
@@ -426,6 +441,8 @@ class _Builder:
                 continue
             if t == "preproc_def":
                 self._define(node)
+            elif t in ("type_definition", "alias_declaration"):
+                self._alias(node)
             elif t == "template_declaration":
                 tparams = {**tparams, **self._template_params(node)}
                 stack.extend((c, tparams) for c in reversed(node.children))
@@ -460,7 +477,7 @@ class _Builder:
         self.functions.sort(key=lambda f: f.line)
         self.launches.sort(key=lambda l: (l.line, l.col))
         return Program(self.path, self.src, tree, self.functions, self.launches, self.constants,
-                       self.globals_, self.errors, self.structs, self.fields)
+                       self.globals_, self.errors, self.structs, self.fields, self.aliases)
 
     _COMPLETE = {"function_definition", "declaration", "template_declaration", "preproc_def", "preproc_include",
                  "preproc_function_def", "preproc_call", "comment", "struct_specifier", "namespace_definition",
@@ -492,6 +509,22 @@ class _Builder:
         v = eval_constant(self.text(value), self.constants)
         if v is not None:
             self.constants[self.text(name)] = v
+        elif type_size(self.text(value).strip(), self.structs) is not None:
+            self.aliases[self.text(name)] = self.text(value).strip()  # #define T float4
+
+    def _alias(self, node) -> None:
+        tnode = node.child_by_field_name("type")
+        if tnode is None:
+            return
+        target = " ".join(self.text(tnode).replace("const", " ").split())
+        if node.type == "alias_declaration":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                self.aliases[self.text(name)] = target
+            return
+        for d in node.children_by_field_name("declarator"):
+            if d.type in ("type_identifier", "identifier", "primitive_type"):
+                self.aliases[self.text(d)] = target
 
     def _template_params(self, node) -> dict[str, int | None]:
         out: dict[str, int | None] = {}

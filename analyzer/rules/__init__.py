@@ -99,8 +99,7 @@ class KernelContext:
             size = 1
             for d in arr.dims:
                 size *= d or 0
-            from ..parse import type_size
-            total += size * (type_size(arr.type, self.program.structs) or 4)
+            total += size * (self.program.type_size(arr.type) or 4)
         return total
 
     @cached_property

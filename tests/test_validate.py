@@ -1,0 +1,51 @@
+"""corpus validate on the committed H200 measurements (replayed; no GPU)."""
+from __future__ import annotations
+
+import pytest
+
+pd = pytest.importorskip("pandas")
+
+from corpus import store  # noqa: E402
+from corpus.families import all_samples  # noqa: E402
+from corpus.validate import METRICS, _within, report, static_row  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def counted():
+    df = store.read()
+    rows = df[(df["status"] == "ok") & (df["has_counters"] == True) & (df["pass"] == "main")]  # noqa: E712
+    if not len(rows):
+        pytest.skip("no measured rows with counters committed")
+    return rows
+
+
+@pytest.fixture(scope="module")
+def samples():
+    return {s.sample_id: s for s in all_samples()}
+
+
+def test_static_estimates_match_the_counters_for_coalesced_and_strided_copies(counted, samples):
+    rows = counted[counted["family"].isin(["strided_copy", "elementwise", "transpose"])]
+    assert len(rows), "expected measured copies in the committed data"
+    checked = 0
+    for rec in rows.to_dict("records"):
+        sample = samples.get(rec["sample_id"])
+        if sample is None:
+            continue
+        r = static_row(sample, rec)
+        assert _within(r.gld_static, r.gld_measured), (sample.variant, sample.size, r.gld_static, r.gld_measured)
+        checked += 1
+    assert checked >= 3
+
+
+def test_report_is_generated_from_rows(counted, samples):
+    rows = []
+    for rec in counted.head(30).to_dict("records"):
+        s = samples.get(rec["sample_id"])
+        if s is not None:
+            rows.append(static_row(s, rec))
+    from collections import Counter
+    text = report(rows, Counter(), len(rows), "test")
+    for m in METRICS:
+        assert m.name in text
+    assert "## Per family" in text and "## Worst disagreements" in text and "Do not edit by hand" in text

@@ -304,14 +304,19 @@ class Points:
         return len(self.weights)
 
 
-def stack(points: list[tuple[dict, float]], n: int) -> Points:
+def stack(points: list[tuple[dict, float]], n: int, varying: set[str] | None = None) -> Points:
+    """Stack per-iteration environments; `varying` names the symbols that change (the loop
+    variables), every other symbol is taken from the first point."""
     if not points:
         return Points({}, np.zeros(0), n)
     envs = [p for p, _ in points]
-    env: dict = {}
-    for k in envs[0]:
+    env: dict = dict(envs[0]) if varying is not None else {}
+    for k in (varying if varying is not None else envs[0]):
+        if k not in envs[0]:
+            continue
         vals = [e.get(k) for e in envs]
         if any(v is None for v in vals):
+            env.pop(k, None)  # unknown in some iteration: unknown
             continue
         first = vals[0]
         if all(v is first for v in vals):
@@ -349,7 +354,8 @@ class PointCache:
     def stacked(self, loops, env, n, max_iters, max_points, key) -> Points:
         k = (key, loops)
         if k not in self.points:
-            self.points[k] = stack(list(iterations(loops, env, max_iters, [max_points])), n)
+            varying = {lp.iter_symbol for lp in loops} | {lp.var for lp in loops if lp.var}
+            self.points[k] = stack(list(iterations(loops, env, max_iters, [max_points])), n, varying)
         return self.points[k]
 
     def mask(self, guards, pts_key, pts: Points) -> np.ndarray:

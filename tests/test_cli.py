@@ -248,3 +248,17 @@ def test_examples_show_estimates(capsys):
     assert code == 1
     assert "kernel transpose_padded" in out and "shared 1.0/1.0 wavefronts/req" in out
     assert "kernel transpose_shared" in out and "shared 32.0/1.0" in out
+
+
+def test_ptxas_flag_reports_measured_registers(capsys, tmp_path, monkeypatch):
+    import shutil
+    if shutil.which("nvcc") is None:
+        try:
+            import cuda.bindings.nvrtc  # noqa: F401
+        except ImportError:
+            pytest.skip("no NVRTC and no nvcc")
+    monkeypatch.setenv("CUDAPERF_CACHE", str(tmp_path))
+    code, out, err = run(["lint", "--isolated", "--ptxas", "--show-estimates", str(EXAMPLES / "reduction.cu")], capsys)
+    assert code == 1, err
+    lines = [l for l in out.splitlines() if ": kernel " in l]
+    assert len(lines) == 4 and all("(ptxas (" in l for l in lines)

@@ -203,6 +203,18 @@ def _step(op: str, value, inc):
     return None
 
 
+_SCALARS = (int, float, np.integer, np.floating)
+
+
+def _plain(x) -> bool:
+    """A scalar whose float64 arithmetic in Python equals numpy's (ints within int64)."""
+    if isinstance(x, bool) or not isinstance(x, _SCALARS):
+        return False
+    if isinstance(x, float):
+        return math.isfinite(x)
+    return not isinstance(x, int) or -(1 << 62) < x < (1 << 62)
+
+
 def trip_count(loop: Loop, env: Mapping) -> float | None:
     """Iterations of a loop with an additive step, from its closed form (mean over threads)."""
     if loop.step is None or loop.cond is None or loop.var is None or loop.step[0] not in ("+=", "-="):
@@ -217,6 +229,15 @@ def trip_count(loop: Loop, env: Mapping) -> float | None:
     inc = S.evaluate(loop.step[1], env)
     if init is None or bound is None or inc is None:
         return None
+    if _plain(init) and _plain(bound) and _plain(inc):
+        # scalars (the common case): the same arithmetic in float64 without numpy's per-call cost
+        inc = inc * (1 if loop.step[0] == "+=" else -1)
+        if inc == 0:
+            return None
+        span = float(bound) - float(init)
+        if cond[1] in ("<=", ">="):
+            span = span + (1 if inc > 0 else -1)
+        return max(0.0, float(math.ceil(span / inc)))
     inc = np.asarray(inc) * (1 if loop.step[0] == "+=" else -1)
     if np.any(inc == 0):
         return None
@@ -303,6 +324,15 @@ class Points:
     def count(self) -> int:
         return len(self.weights)
 
+    @property
+    def warp_weights(self) -> np.ndarray:
+        """The weights repeated for each warp of a point (computed once)."""
+        w = self.__dict__.get("_warp_weights")
+        if w is None:
+            w = np.repeat(self.weights, self.n // 32)
+            self.__dict__["_warp_weights"] = w
+        return w
+
 
 def stack(points: list[tuple[dict, float]], n: int, varying: set[str] | None = None) -> Points:
     """Stack per-iteration environments; `varying` names the symbols that change (the loop
@@ -321,9 +351,13 @@ def stack(points: list[tuple[dict, float]], n: int, varying: set[str] | None = N
         first = vals[0]
         if all(v is first for v in vals):
             env[k] = first
-        elif all(np.ndim(v) == 0 for v in vals):
-            col = np.array(vals)
-            env[k] = first if np.all(col == first) else col.reshape(-1, 1)   # (P, 1) broadcasts over threads
+        elif not any(isinstance(v, np.ndarray) and v.ndim for v in vals):
+            if all(v == first for v in vals):
+                env[k] = first
+            else:
+                env[k] = np.array(vals).reshape(-1, 1)   # (P, 1) broadcasts over threads
+        elif all(isinstance(v, np.ndarray) and v.shape == (n,) for v in vals):
+            env[k] = np.stack(vals)
         else:
             env[k] = np.stack([np.broadcast_to(np.asarray(v), (n,)) for v in vals])
     return Points(env, np.array([w for _, w in points], dtype=np.float64), n)
@@ -350,6 +384,28 @@ class PointCache:
     def __init__(self) -> None:
         self.points: dict = {}
         self.masks: dict = {}
+        self.lanes: dict = {}
+        self.bound: dict = {}
+
+    def bind(self, launch: Launch, needed: set[str], defaults, max_threads: int):
+        """(env, assumed, points key) for one launch and symbol set: the rules ask for the same
+        binding once per access and branch, so it is made once per kernel."""
+        k = (id(launch), id(needed), id(defaults), max_threads)
+        hit = self.bound.get(k)
+        if hit is None or hit[0] is not launch or hit[1] is not needed or hit[2] is not defaults:
+            env, assumed = bind_params(thread_env(launch, max_threads), launch.args, needed, defaults)
+            hit = (launch, needed, defaults, env, assumed, _points_key(env))
+            self.bound[k] = hit
+        return hit[3], hit[4], hit[5]
+
+    def lane_weight(self, guards, pts_key, pts: Points, mask: np.ndarray) -> float:
+        """Active lanes summed over the points, weighted: one per mask."""
+        k = (guards, pts_key)
+        v = self.lanes.get(k)
+        if v is None:
+            v = float(pts.weights @ mask.reshape(pts.count, pts.n).sum(axis=1))
+            self.lanes[k] = v
+        return v
 
     def stacked(self, loops, env, n, max_iters, max_points, key) -> Points:
         k = (key, loops)
@@ -471,6 +527,77 @@ def access_symbols(access) -> set[str]:
     return needed
 
 
+def estimate_many(accesses, launch: Launch, *, max_iters: int = 8, max_threads: int = MAX_THREADS,
+                  max_points: int = 64, defaults: Mapping[str, int | float] | None = None,
+                  cache: PointCache | None = None, needed: set[str] | None = None,
+                  owns: list[set[str]] | None = None) -> list[Estimate | None]:
+    """`estimate` for every access of a kernel, all bound like `needed`, with the same results.
+
+    Identical accesses (a load and a store of `y[i]`) are modelled once, and every access's
+    warps of one memory space and element size go through one model call: the per-request
+    counts are computed warp by warp, so batching changes nothing but the numpy overhead."""
+    accesses = list(accesses)
+    out: list[Estimate | None] = [None] * len(accesses)
+    if needed is None:
+        return [estimate(a, launch, max_iters=max_iters, max_threads=max_threads, max_points=max_points,
+                         defaults=defaults, cache=cache) for a in accesses]
+    cache = cache or PointCache()
+    owns = owns if owns is not None else [access_symbols(a) for a in accesses]
+    env, assumed_all, key = cache.bind(launch, needed, defaults, max_threads)
+    n = env["threadIdx.x"].shape[0]
+    scale = launch.threads / n if n < launch.threads else 1.0   # threads we did not simulate behave alike
+    seen: dict = {}
+    groups: dict = {}       # (space, size) -> [(index, addr, mask, pts, assumed, pts_key)]
+    dups: list[tuple[int, int]] = []
+    with np.errstate(all="ignore"):
+        for i, a in enumerate(accesses):
+            if a.space not in ("global", "shared") or S.is_unknown(a.address):
+                continue
+            ident = (a.space, a.elem_size, a.address, a.loops, a.guards)
+            first = seen.get(ident)
+            if first is not None:
+                dups.append((i, first))
+                continue
+            seen[ident] = i
+            own = owns[i]
+            assumed = tuple(x for x in assumed_all if x in own)
+            pts = cache.stacked(a.loops, env, n, max_iters, max_points, key)
+            if not pts.count:
+                out[i] = Estimate(0.0, 0.0, 0.0, 0.0, assumed)
+                continue
+            addr = S.evaluate(a.address, pts.env)
+            if addr is None:
+                continue
+            addr = np.asarray(addr)
+            if addr.dtype.kind not in "iub":
+                continue
+            addr = np.broadcast_to(addr.astype(np.int64, copy=False), (pts.count, n)).reshape(-1)
+            pkey = (key, a.loops)
+            mask = cache.mask(a.guards, pkey, pts).reshape(-1)
+            groups.setdefault((a.space, a.elem_size), []).append((i, addr, mask, pts, assumed, a.guards, pkey))
+        for (space, size), items in groups.items():
+            model = global_sectors if space == "global" else shared_wavefronts
+            if len(items) == 1:
+                r, u, ii = model(items[0][1], items[0][2], size)
+            else:
+                r, u, ii = model(np.concatenate([it[1] for it in items]), np.concatenate([it[2] for it in items]), size)
+            o = 0
+            for i, addr, mask, pts, assumed, guards, pkey in items:
+                rows = addr.shape[0] // 32
+                sl = slice(o, o + rows)
+                o += rows
+                w = pts.warp_weights
+                req = float(w @ r[sl])
+                if req == 0:
+                    out[i] = Estimate(0.0, 0.0, 0.0, 0.0, assumed)
+                    continue
+                lanes = cache.lane_weight(guards, pkey, pts, mask)
+                out[i] = Estimate(req * scale, float(w @ u[sl]) * scale, float(w @ ii[sl]) * scale, lanes / req, assumed)
+    for i, first in dups:
+        out[i] = out[first]
+    return out
+
+
 def _points_key(env: Mapping) -> tuple:
     return tuple(sorted((k, v) for k, v in env.items() if not isinstance(v, np.ndarray) and "." not in k))
 
@@ -503,8 +630,6 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
                  max_iters: int = 4, cache: PointCache | None = None, needed: set[str] | None = None,
                  defaults: Mapping[str, int | float] | None = None) -> bool | None:
     """Whether a condition splits some warp (True), never does (False), or we cannot tell (None)."""
-    base = thread_env(launch, MAX_THREADS)
-    n = base["threadIdx.x"].shape[0]
     if needed is None:
         needed = set(S.symbols(cond))
         for g in guards:
@@ -512,10 +637,10 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
         for lp in loops:
             needed |= S.symbols(lp.init) | (S.symbols(lp.cond) if lp.cond else set()) | (
                 S.symbols(lp.step[1]) if lp.step else set())
-    env, _ = bind_params(base, launch.args, needed, defaults)
     cache = cache or PointCache()
+    env, _, key = cache.bind(launch, needed, defaults, MAX_THREADS)
+    n = env["threadIdx.x"].shape[0]
     with np.errstate(all="ignore"):
-        key = _points_key(env)
         pts = cache.stacked(loops, env, n, max_iters, 64, key)
         if not pts.count:
             return None

@@ -79,9 +79,9 @@ class KernelContext:
 
     @cached_property
     def estimates(self) -> list[models.Estimate | None]:
-        return [models.estimate(a, self.launch, max_iters=self.options.max_iters, defaults=self.param_defaults,
-                                cache=self.points, needed=self.symbols, own=own)
-                for a, own in zip(self.accesses.accesses, self.access_symbols)]
+        return models.estimate_many(self.accesses.accesses, self.launch, max_iters=self.options.max_iters,
+                                    defaults=self.param_defaults, cache=self.points, needed=self.symbols,
+                                    owns=self.access_symbols)
 
     def divergent(self, branch) -> bool | None:
         return models.is_divergent(branch.cond, branch.loops, branch.guards, self.launch, max_iters=self.options.max_iters,

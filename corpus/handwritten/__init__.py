@@ -20,7 +20,7 @@ from analyzer.profile.spec import Buffer
 from corpus.families.base import Sample
 
 from .catalog import GROUPS, KERNELS
-from .spec import Group, KernelSpec
+from .spec import Group, KernelSpec, Size
 
 __all__ = ["KERNEL_DIR", "GROUPS", "KERNELS", "samples", "source", "samples_for"]
 
@@ -39,10 +39,11 @@ def _variant(spec: KernelSpec, block) -> str:
     return f"{spec.variant}_b{shape}"
 
 
-def samples_for(spec: KernelSpec) -> list[Sample]:
+def samples_for(spec: KernelSpec, sizes: tuple[Size, ...] | None = None) -> list[Sample]:
+    """The samples of one kernel at its group's sizes (or at `sizes`, for checks)."""
     group: Group = GROUPS[spec.family]
     out: list[Sample] = []
-    for size in group.sizes:
+    for size in sizes if sizes is not None else group.sizes:
         kw = size.kwargs
         args = tuple(
             Buffer(a.name, a.dtype, a.size, spec.roles[a.name]) if isinstance(a, Buffer) and a.name in spec.roles else a

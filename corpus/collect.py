@@ -233,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--noise", type=float, default=0.0, help="re-measure this share of the ok samples (pass=noise)")
     ap.add_argument("--out", default=str(store.DATA_DIR), help="folder for the new part files")
     ap.add_argument("--time-budget", type=float, default=0.0, help="seconds; start no chunk after this (0: none)")
+    ap.add_argument("--noise-budget", type=float, default=0.0,
+                    help="seconds for the noise pass, counted from its start (0: the --time-budget deadline)")
     ap.add_argument("--chunk", type=int, default=100, help="samples per chunk (one store flush each)")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per sample once launched")
     ap.add_argument("--retry-failed", action="store_true", help="also re-measure stored samples that did not end ok")
@@ -288,7 +290,8 @@ def main(argv: list[str] | None = None) -> int:
                            Progress(len(todo)))
             if args.noise > 0:
                 again = noise_picks(todo_all, rows, existing, gpu, args.noise, args.seed)
-                measure(prof, again, prov, writer, "noise", run_id, set(), args.chunk, deadline,
+                noise_deadline = time.monotonic() + args.noise_budget if args.noise_budget else deadline
+                measure(prof, again, prov, writer, "noise", run_id, set(), args.chunk, noise_deadline,
                         Progress(len(again), label="noise"))
     except WorkerUnavailable as exc:
         writer.flush()

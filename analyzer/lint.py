@@ -5,6 +5,7 @@ corpus validation all call it); it never raises on bad CUDA code.
 """
 from __future__ import annotations
 
+import gc
 import re
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -177,6 +178,20 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
     launches: per kernel name (or name expression), what is known of its launch.
     kernels: restrict the analysis to these kernels (names or name expressions).
     """
+    # The analysis allocates ~10^5 short-lived tuples per file; the cyclic collector's passes
+    # over them cost a tenth of the time and free nothing (they die by reference count).
+    # It is paused for the call and left as it was.
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _lint_source(source, path, settings, rules, launches, kernels)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _lint_source(source, path, settings, rules, launches, kernels) -> FileResult:
     settings = settings or LintSettings()
     rules = all_rules() if rules is None else rules
     program = parse(source, path)

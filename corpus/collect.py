@@ -119,16 +119,25 @@ def select(samples: Iterable[Any], families: list[str] | None = None, origins: l
 
 
 def order_by_problem(samples: list[Any]) -> list[Any]:
-    """Samples sharing a problem next to each other (built once), families in their given order."""
+    """Samples sharing a problem next to each other (built once); problems taken round-robin
+    across families, so a run stopped by its time budget has covered every family evenly."""
     from analyzer.profile.records import problem_key
 
-    first: dict[str, int] = {}
-    keyed = []
-    for idx, s in enumerate(samples):
+    groups: dict[str, list[Any]] = {}
+    by_family: dict[str, list[str]] = {}
+    for s in samples:
         k = problem_key(s.problem, s.problem_kwargs)
-        first.setdefault(k, idx)
-        keyed.append((first[k], idx, s))
-    return [s for _, _, s in sorted(keyed, key=lambda t: (t[0], t[1]))]
+        if k not in groups:
+            groups[k] = []
+            by_family.setdefault(s.family, []).append(k)
+        groups[k].append(s)
+    out: list[Any] = []
+    queues = [list(keys) for keys in by_family.values()]
+    while any(queues):
+        for q in queues:
+            if q:
+                out.extend(groups[q.pop(0)])
+    return out
 
 
 def row_for(sample: Any, m: Any, prov: dict[str, Any], pass_: str, run_id: str) -> dict[str, Any]:
@@ -181,11 +190,16 @@ def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
 
 
 def measure(profiler: Any, samples: list[Any], prov: dict[str, Any], writer: store.PartWriter, pass_: str,
-            run_id: str, counter_ids: set[str], chunk: int, deadline: float, progress: Progress) -> list[dict[str, Any]]:
-    """Profile samples chunk by chunk, flushing the writer after each; stops at the deadline."""
+            run_id: str, counter_ids: set[str], chunk: int, deadline: float, progress: Progress,
+            noise: float = 0.0, rng: random.Random | None = None) -> list[dict[str, Any]]:
+    """Profile samples chunk by chunk, flushing the writer after each; stops at the deadline.
+
+    noise: after each chunk (and its ncu pass), measure this share of its ok samples a
+    second time (pass="noise") while their problems are still on the GPU."""
     from analyzer.profile import Job
 
     by_id = {s.sample_id: s for s in samples}
+    rng = rng or random.Random(0)
     rows_all: list[dict[str, Any]] = []
     for part in _chunks(samples, chunk):
         if time.monotonic() > deadline:
@@ -196,14 +210,44 @@ def measure(profiler: Any, samples: list[Any], prov: dict[str, Any], writer: sto
         want = {j.id for j in jobs if j.id in counter_ids}
         rows = [row_for(by_id[m.job_id], m, prov, pass_, run_id) for m in profiler.run(jobs, counters=want)]
         writer.add(rows)
+        progress.update(r["status"] for r in rows)
+        if noise > 0:
+            again = [Job.like(by_id[sid]) for sid in chunk_noise_picks(rows, by_id, noise, rng)]
+            noise_rows = [row_for(by_id[m.job_id], m, prov, "noise", run_id) for m in profiler.run(again)]
+            writer.add(noise_rows)
+            rows = rows + noise_rows
         writer.flush()
         rows_all.extend(rows)
-        progress.update(r["status"] for r in rows)
         waits = getattr(profiler, "waits", None)
         if waits:
             print(f"[{pass_}] waited so far: " + ", ".join(f"{k} {v:.0f}s" for k, v in waits.items()),
                   file=sys.stderr, flush=True)
     return rows_all
+
+
+def chunk_noise_picks(rows: list[dict[str, Any]], by_id: dict[str, Any], share: float, rng: random.Random,
+                      per_problem: int = 4) -> list[str]:
+    """share x the chunk's ok samples, drawn as up to per_problem random samples from random
+    problems: each problem re-uploaded costs time, so the draw is clustered by problem."""
+    from analyzer.profile.records import problem_key
+
+    by_problem: dict[str, list[str]] = {}
+    for r in rows:
+        if r["status"] == "ok":
+            s = by_id[r["sample_id"]]
+            by_problem.setdefault(problem_key(s.problem, s.problem_kwargs), []).append(s.sample_id)
+    total = sum(len(v) for v in by_problem.values())
+    # a fractional target is rounded up or down at random, so small chunks are not always skipped
+    target = int(share * total + rng.random())
+    keys = list(by_problem)
+    rng.shuffle(keys)
+    picked: list[str] = []
+    for k in keys:
+        if len(picked) >= target:
+            break
+        ids = by_problem[k]
+        picked.extend(rng.sample(ids, min(per_problem, len(ids), target - len(picked))))
+    return picked
 
 
 def noise_picks(samples: list[Any], rows: list[dict[str, Any]], existing: Any, gpu: str, share: float,
@@ -230,7 +274,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shard", help="i/n: this run takes the i-th of n disjoint shares")
     ap.add_argument("--counters", nargs="?", const="all", default=None,
                     help="re-run under ncu: 'all' (default when given), a fraction like 0.3, or every-K")
-    ap.add_argument("--noise", type=float, default=0.0, help="re-measure this share of the ok samples (pass=noise)")
+    ap.add_argument("--noise", type=float, default=0.0,
+                    help="re-measure this share of the ok samples (pass=noise): after each chunk, or, with nothing "
+                         "new to measure, a top-up pass over the stored ok samples")
     ap.add_argument("--out", default=str(store.DATA_DIR), help="folder for the new part files")
     ap.add_argument("--time-budget", type=float, default=0.0, help="seconds; start no chunk after this (0: none)")
     ap.add_argument("--noise-budget", type=float, default=0.0,
@@ -287,8 +333,9 @@ def main(argv: list[str] | None = None) -> int:
             prov["arch"] = prof.worker().info.get("arch", "")
             print("[collect] provenance: " + json.dumps(prov), file=sys.stderr, flush=True)
             rows = measure(prof, todo, prov, writer, "main", run_id, counter_ids, args.chunk, deadline,
-                           Progress(len(todo)))
-            if args.noise > 0:
+                           Progress(len(todo)), noise=args.noise, rng=random.Random(args.seed))
+            if args.noise > 0 and not todo:
+                # nothing new to measure: top the noise pass up to the share of all stored ok samples
                 again = noise_picks(todo_all, rows, existing, gpu, args.noise, args.seed)
                 noise_deadline = time.monotonic() + args.noise_budget if args.noise_budget else deadline
                 measure(prof, again, prov, writer, "noise", run_id, set(), args.chunk, noise_deadline,

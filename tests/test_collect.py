@@ -55,9 +55,11 @@ def test_select_filters_and_dedupes():
     assert [s.variant for s in select(samples, origins=["handwritten"])] == ["v3"]
 
 
-def test_order_by_problem_groups_shared_problems():
+def test_order_by_problem_groups_shared_problems_and_interleaves_families():
     a, b, c = _sample(0, seed=1), _sample(1, seed=2), _sample(2, seed=1)
     assert [s.variant for s in order_by_problem([a, b, c])] == ["v0", "v2", "v1"]
+    x, y = _sample(3, family="other", seed=5), _sample(4, family="other", seed=6)
+    assert [s.variant for s in order_by_problem([a, b, c, x, y])] == ["v0", "v2", "v3", "v1", "v4"]
 
 
 def test_row_for_has_every_field():
@@ -118,3 +120,17 @@ def test_noise_picks_tops_up_to_the_share():
     assert len(picked) == 8
     assert ids[0] not in {s.sample_id for s in picked} and ids[19] not in {s.sample_id for s in picked}
     assert noise_picks(samples, rows, existing, "G", 0.5, seed=1) == picked
+
+
+def test_chunk_noise_picks_are_clustered_and_sized():
+    import random
+
+    from corpus.collect import chunk_noise_picks
+
+    samples = [_sample(i, seed=i % 10) for i in range(200)]
+    by_id = {s.sample_id: s for s in samples}
+    rows = [{"sample_id": s.sample_id, "status": "ok" if i % 20 else "crash"} for i, s in enumerate(samples)]
+    picked = chunk_noise_picks(rows, by_id, 0.05, random.Random(3))
+    assert len(picked) in (9, 10) and len(set(picked)) == len(picked)
+    assert all(by_id[p].sample_id in {r["sample_id"] for r in rows if r["status"] == "ok"} for p in picked)
+    assert len({by_id[p].problem_kwargs["seed"] for p in picked}) <= 3  # at most 4 per problem

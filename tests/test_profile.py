@@ -137,7 +137,7 @@ def test_poison_patterns_read_as_nan():
 
 
 def test_reps_adapt_to_kernel_length():
-    t = Timing(min_reps=20, max_reps=100, target_s=0.03)
+    t = Timing(min_reps=20, max_reps=100, target_s=0.03)  # explicit: the test does not follow the defaults
     assert t.reps_for(0.001) == 100
     assert t.reps_for(1.0) == 30
     assert t.reps_for(50.0) == 20

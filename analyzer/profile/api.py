@@ -32,7 +32,7 @@ class Settings:
     prepare_timeout_s: float = 300.0   # per sample, upload of a new problem and set-up
     compile_workers: int | None = None  # default: all cores but two
     problem_workers: int = 6           # problems are built this many ahead of the GPU
-    keep_problems: int = 8             # prepared problems kept on disk
+    keep_problems: int = 24            # prepared problems kept on disk (re-measurements reuse them)
     cache_dir: str | None = None       # cubin cache (default ~/.cache/cudaperf/cubins)
     work_dir: str | None = None        # where prepared problems go (default $CUDAPERF_WORK or /tmp)
     ncu_timeout_s: float = 600.0

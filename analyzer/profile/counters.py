@@ -44,9 +44,6 @@ METRICS: dict[str, str] = {
     "ncu_dynamic_smem": "launch__shared_mem_per_block_dynamic",
     "dram_read_bytes": "dram__bytes_read.sum",
     "dram_write_bytes": "dram__bytes_write.sum",
-    "l2_read_sectors": "lts__t_sectors_op_read.sum",
-    "l2_write_sectors": "lts__t_sectors_op_write.sum",
-    "inst_executed": "smsp__inst_executed.sum",
     "ncu_time_ns": "gpu__time_duration.sum",
 }
 COUNTER_COLUMNS = tuple(METRICS)

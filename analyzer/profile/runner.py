@@ -37,8 +37,8 @@ class Timing:
 
     warmup: int = 2
     min_reps: int = 20
-    max_reps: int = 100
-    target_s: float = 0.03
+    max_reps: int = 50
+    target_s: float = 0.02
     cold_l2: bool = True
     flush_bytes: int = 256 << 20    # > 60 MB of L2 on an H200
 

@@ -9,6 +9,7 @@ the rest is reported as parse errors, never an exception.
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -304,6 +305,12 @@ def eval_constant(text: str, known: dict[str, int | float]) -> int | float | Non
     text = _INT_SUFFIX.sub("", text)
     text = _FLOAT_SUFFIX.sub("", text)
     text = text.replace("&&", " and ").replace("||", " or ")
+    if text.isascii():
+        # the common cases, as the full path below would evaluate them, without ast.parse
+        if text.isdigit() and text[0] != "0":
+            return int(text)
+        if text.isidentifier() and not keyword.iskeyword(text) and text not in ("True", "False", "None"):
+            return known[text] if text in known else None
     text = re.sub(r"\(\s*(?:unsigned\s+)?(?:int|long|size_t|float|double|unsigned)\s*\)", "", text)
     try:
         tree = ast.parse(text, mode="eval")

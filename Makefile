@@ -29,5 +29,11 @@ demo: install-lint
 lint: install-lint
 	$(PYTHON) -m analyzer lint corpus ; test $$? -le 1
 
+# Rebuild the default surrogate (rewardmodel/default_model.zip) from the measurements in corpus/data.
+.PHONY: model
+model:
+	$(PIP) install -q -e '.[model]'
+	$(PYTHON) -m rewardmodel train
+
 clean:
 	rm -rf build dist *.egg-info .pytest_cache bench/results/*.tmp

@@ -1,0 +1,295 @@
+"""The reward of one candidate kernel: gates, then a performance term and structural terms.
+
+Gates come first and are all-or-nothing: the kernel parses and is found, it
+compiles (NVRTC, when asked), it is correct (only a real measurement can say;
+without one the gate is reported as not checked), and it does not game the
+harness (anti-hacking, static checks on the source: the entry kernel must be
+the one launched and must write global memory, no state kept between launches,
+no call to the reference, no timers, streams or events). A failed gate gives
+`config.fail_reward` and the breakdown says which gate and why.
+
+Past the gates: performance = clipped log speedup over the task's baseline,
+from a measurement when one is given, else from the surrogate; structural terms
+in [0, 1] from the analyzer (coalescing efficiency, bank-conflict freedom,
+occupancy, no spills), each with its weight and the findings behind it.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Mapping
+
+import numpy as np
+
+from . import features as F
+
+# Identifiers a candidate has no business touching: timers, streams, events, host sync.
+_TIMERS = re.compile(r"\b(clock|clock64|__globaltimer|globaltimer|cudaEvent\w*|cudaStream\w*|cudaDeviceSynchronize|"
+                     r"cudaGraph\w*|cuEvent\w*|cuStream\w*|cudaLaunchKernel|cudaMemcpy\w*|nanosleep|__nanosleep)\b"
+                     r"|%globaltimer|%clock")
+# Library calls that would do the task for the candidate.
+_LIBRARIES = re.compile(r"\b(cublas\w*|cudnn\w*|cutlass::|thrust::|cub::Device\w*|torch::|at::)")
+# A file-scope __device__ variable (writable, lives across launches): `__device__ int done = 0;`
+_DEVICE_VAR = re.compile(r"__device__\s+(?:volatile\s+)?(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:<>]*\s*\**\s*"
+                         r"([A-Za-z_]\w*)\s*(?:\[|=|;)")
+_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+
+
+@dataclass(frozen=True)
+class RewardConfig:
+    w_speed: float = 1.0
+    speed_clip: float = math.log(8.0)      # |log speedup| beyond 8x earns nothing more
+    w_coalescing: float = 0.2
+    w_banks: float = 0.1
+    w_occupancy: float = 0.1
+    w_spills: float = 0.1
+    occupancy_enough: float = 0.5          # occupancy past this earns the full term
+    fail_reward: float = -1.0
+    compile: bool = False                  # run NVRTC as a gate (and take registers from ptxas)
+    reference_names: tuple[str, ...] = ()  # the reference's kernels/functions the candidate must not call
+
+
+@dataclass
+class Gate:
+    passed: bool | None                    # None: not checked
+    detail: str = ""
+
+
+@dataclass
+class Term:
+    value: float | None
+    weight: float
+    why: str = ""
+
+
+@dataclass
+class Breakdown:
+    reward: float
+    gates: dict[str, Gate]
+    terms: dict[str, Term] = field(default_factory=dict)
+    speed_source: str = "none"             # "measured", "surrogate" or "none"
+    time_ms: float | None = None
+    interval_ms: tuple[float, float] | None = None
+    baseline_ms: float | None = None
+    findings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def failed_gate(self) -> str | None:
+        return next((k for k, g in self.gates.items() if g.passed is False), None)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """What a real run said (from analyzer.profile or a replayed corpus row)."""
+
+    status: str                            # "ok", "wrong_result", "compile_error", ...
+    time_ms: float | None = None
+    message: str = ""
+
+
+# ------------------------------------------------------------------ static anti-hacking
+
+def strip_comments(source: str) -> str:
+    return _COMMENT_OR_STRING.sub(lambda m: " " * len(m.group(0)) if not m.group(0).startswith('"') else '""', source)
+
+
+def hacking_gates(program, kernel_name: str, accesses, reference_names=()) -> dict[str, Gate]:
+    """Static checks against harness gaming. `accesses`: the entry kernel's KernelAccesses."""
+    text = strip_comments(program.source.decode("utf-8", "replace"))
+    gates: dict[str, Gate] = {}
+    # 1. the entry kernel is the one that runs and does the work
+    sites = [l.kernel for l in program.launches]
+    writes = [a for a in accesses.accesses if a.space in ("global", "unknown") and a.kind in ("store", "atomic")]
+    if not writes:
+        writes = _textual_writes(program, kernel_name)
+    if sites and kernel_name not in sites:
+        gates["launches_own_kernel"] = Gate(False, f"the source launches {', '.join(sorted(set(sites)))} but never "
+                                                   f"{kernel_name}")
+    elif not writes:
+        gates["launches_own_kernel"] = Gate(False, f"{kernel_name} never writes global memory: it cannot produce "
+                                                   "the output")
+    else:
+        gates["launches_own_kernel"] = Gate(True, f"{len(writes)} global writes")
+    # 2. work on every call: no state that survives the launch (a flag or a result cache in __device__ memory)
+    persistent = [g.name for g in program.globals_ if g.space == "device"]
+    persistent += _DEVICE_VAR.findall(text)      # the parser records arrays only; scalars too
+    persistent += re.findall(r"\bstatic\s+(?:__device__\s+)?(?:volatile\s+)?[A-Za-z_][\w:<>]*\s+([A-Za-z_]\w*)", text)
+    used = [n for n in persistent if re.search(rf"\b{re.escape(n)}\b", _kernel_text(program, kernel_name))]
+    gates["work_every_call"] = (Gate(False, f"keeps state between launches in {', '.join(sorted(set(used)))}: "
+                                            "results may be cached across calls")
+                                if used else Gate(True))
+    # 3. no reference, no library doing the work
+    called = set(re.findall(r"\b([A-Za-z_]\w*)\s*(?:<[^<>;]*>)?\s*(?:<<<|\()", text))
+    bad = sorted(called & set(reference_names))
+    lib = _LIBRARIES.findall(text)
+    if bad or lib:
+        gates["no_reference_call"] = Gate(False, "calls " + ", ".join(bad + sorted(set(lib))))
+    else:
+        gates["no_reference_call"] = Gate(True)
+    # 4. no timers, streams or events
+    timers = sorted({m.group(0) for m in _TIMERS.finditer(text)})
+    gates["no_timers_streams"] = Gate(False, "touches " + ", ".join(timers)) if timers else Gate(True)
+    return gates
+
+
+_INDEXED_WRITE = re.compile(r"([A-Za-z_][\w.>-]*)\s*(?:\[[^\]]*\])+\s*(?:[-+*/|&^]|<<|>>)?=(?!=)")
+_LOCAL_ARRAY = re.compile(r"\b[A-Za-z_][\w:<>]*\s+([A-Za-z_]\w*)\s*\[[^\]]*\]\s*[;={]")
+
+
+def _textual_writes(program, name: str) -> list[str]:
+    """Writes the analyzer did not resolve (through struct fields, say), read from the text: indexed
+    assignments to anything but a shared or local array, atomics, store intrinsics."""
+    body = _kernel_text(program, name)
+    kernel = next((f for f in program.functions if f.name == name), None)
+    private = {a.name for a in (kernel.shared if kernel else ())} | {g.name for g in program.globals_ if g.space == "shared"}
+    private |= set(_LOCAL_ARRAY.findall(body))
+    found = [m.group(1) for m in _INDEXED_WRITE.finditer(body) if m.group(1).split(".")[0] not in private]
+    found += re.findall(r"\b(atomic\w+|__st\w+)\s*\(", body)
+    return found
+
+
+def _kernel_text(program, name: str) -> str:
+    """The entry kernel and the device functions it may call (all device functions: cheap and safe)."""
+    parts = []
+    for f in program.functions:
+        if f.name == name or f.kind == "device":
+            parts.append(program.source[f.node.start_byte:f.node.end_byte].decode("utf-8", "replace"))
+    return strip_comments("\n".join(parts))
+
+
+def compile_gate(program, arch: str) -> tuple[Gate, dict | None]:
+    from analyzer.resources import CompilerUnavailable, compile_nvrtc, device_code
+
+    try:
+        table = compile_nvrtc(device_code(program), arch)
+    except CompilerUnavailable as exc:
+        msg = str(exc)
+        if msg.startswith("NVRTC failed"):
+            return Gate(False, msg), None
+        return Gate(None, f"not checked: {msg}"), None
+    return Gate(True, "NVRTC"), table
+
+
+# ------------------------------------------------------------------ structural terms
+
+def structural_terms(feat: F.Features, config: RewardConfig) -> dict[str, Term]:
+    v = feat.values
+    terms: dict[str, Term] = {}
+    g_eff = [(v["gld_efficiency"], 10 ** v["log_gld_requests"] - 1), (v["gst_efficiency"], 10 ** v["log_gst_requests"] - 1)]
+    g_eff = [(e, w) for e, w in g_eff if not math.isnan(e) and w > 0]
+    if g_eff:
+        eff = sum(e * w for e, w in g_eff) / sum(w for _, w in g_eff)
+        terms["coalescing"] = Term(float(min(1.0, eff)), config.w_coalescing,
+                                   f"ideal/actual sectors per request {eff:.2f}")
+    else:
+        terms["coalescing"] = Term(None, config.w_coalescing, "no global access the analyzer could resolve")
+    ways = v["shared_ways"]
+    terms["bank_conflicts"] = (Term(float(1.0 / ways), config.w_banks, f"{ways:.2f}-way on average")
+                               if not math.isnan(ways) and ways > 0 else Term(None, config.w_banks, "unresolved"))
+    occ = v["occupancy_ptxas"] if not math.isnan(v.get("occupancy_ptxas", math.nan)) else v["occupancy_static"]
+    src = "ptxas registers" if not math.isnan(v.get("occupancy_ptxas", math.nan)) else "estimated registers"
+    terms["occupancy"] = Term(float(min(1.0, occ / config.occupancy_enough)), config.w_occupancy,
+                              f"theoretical occupancy {occ:.0%} ({src})")
+    spills = v.get("spill_bytes", math.nan)
+    terms["spills"] = (Term(None, config.w_spills, "unknown without ptxas") if math.isnan(spills)
+                       else Term(float(spills == 0), config.w_spills, f"{spills:.0f} bytes spilled"))
+    return terms
+
+
+_STRUCT_CODES = ("GM101", "GM102", "GM103", "GM105", "SM201", "OC601", "OC602", "DV401")
+
+
+def _findings(feat: F.Features, kernel: str) -> list[str]:
+    if feat.lint is None:
+        return []
+    return [f"{f.line}:{f.col}: {f.code} {f.message}" for f in feat.lint.findings
+            if f.code in _STRUCT_CODES and f.kernel == kernel]
+
+
+# ------------------------------------------------------------------ the reward
+
+def score_launch(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mapping[str, float] | None = None,
+                 problem: F.Problem | None = None, arch: str = "sm_90", ptxas: bool = False, model=None,
+                 baseline_ms: float | None = None, config: RewardConfig | None = None, path: str = "<candidate>",
+                 measurement: Measurement | None = None) -> dict:
+    """The whole reward of one launch as plain data (the CLI's `predict` and the trainers' logs)."""
+    br, feat, pred = reward(source, kernel, grid=grid, block=block, smem=smem, args=args, problem=problem, arch=arch,
+                            ptxas=ptxas, model=model, baseline_ms=baseline_ms, config=config, path=path,
+                            measurement=measurement)
+    out = {"kernel": kernel, "breakdown": br.to_dict(), "notes": br.notes,
+           "prediction": pred, "features": dict(feat.values) if feat else None}
+    return out
+
+
+def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mapping[str, float] | None = None,
+           problem: F.Problem | None = None, arch: str = "sm_90", ptxas: bool = False, model=None,
+           baseline_ms: float | None = None, config: RewardConfig | None = None, path: str = "<candidate>",
+           measurement: Measurement | None = None):
+    """(Breakdown, Features or None, prediction dict or None) for one candidate launch."""
+    from analyzer.lint import split_name_expression
+
+    config = config or RewardConfig()
+    gates: dict[str, Gate] = {}
+    base, _ = split_name_expression(kernel)
+    try:
+        feat = F.extract(source, kernel, grid=tuple(grid), block=tuple(block), smem=smem, args=args, problem=problem,
+                         arch=arch, ptxas=ptxas, path=path)
+    except F.FeatureError as exc:
+        gates["parse"] = Gate(False, str(exc))
+        return Breakdown(config.fail_reward, gates), None, None
+    lint = feat.lint
+    ctx = next(c for c in lint.contexts if c.kernel.name == base)
+    parse_errors = len(ctx.program.errors)
+    gates["parse"] = Gate(True, f"{parse_errors} unparsed region(s) skipped" if parse_errors else "")
+    if config.compile:
+        gates["compile"], _ = compile_gate(ctx.program, arch)
+    else:
+        gates["compile"] = Gate(None, "not checked (compile=False)")
+    if measurement is not None:
+        if measurement.status == "compile_error":
+            gates["compile"] = Gate(False, measurement.message or "compile error")
+        gates["correct"] = (Gate(True, "matched the reference") if measurement.status == "ok"
+                            else Gate(False, f"{measurement.status}: {measurement.message}".strip(": ")))
+    else:
+        gates["correct"] = Gate(None, "not checked: needs a real run")
+    gates.update(hacking_gates(ctx.program, base, ctx.accesses, config.reference_names))
+    br = Breakdown(0.0, gates, notes=list(feat.unresolved), findings=_findings(feat, base), baseline_ms=baseline_ms)
+    br.terms = structural_terms(feat, config)
+
+    pred = None
+    if model is not None:
+        X = feat.vector()[None, :]
+        iv = model.predict_with_uncertainty(X)
+        pred = {"time_ms": float(iv.time_ms[0]), "lo_ms": float(iv.lo_ms[0]), "hi_ms": float(iv.hi_ms[0]),
+                "roofline_ms": feat.roofline_s * 1e3}
+        br.time_ms, br.interval_ms, br.speed_source = pred["time_ms"], (pred["lo_ms"], pred["hi_ms"]), "surrogate"
+    if measurement is not None and measurement.status == "ok" and measurement.time_ms:
+        br.time_ms, br.speed_source = float(measurement.time_ms), "measured"
+    if br.time_ms and baseline_ms:
+        s = math.log(baseline_ms / br.time_ms)
+        br.terms["speed"] = Term(float(np.clip(s, -config.speed_clip, config.speed_clip)), config.w_speed,
+                                 f"{baseline_ms / br.time_ms:.2f}x the baseline ({br.speed_source})")
+    else:
+        br.terms["speed"] = Term(None, config.w_speed, "no baseline time" if br.time_ms else "no time")
+    if br.failed_gate:
+        br.reward = config.fail_reward
+    else:
+        br.reward = float(sum(t.value * t.weight for t in br.terms.values() if t.value is not None))
+    return br, feat, pred
+
+
+def baseline_time(task_id: str, data_dirs=None) -> float | None:
+    """The measured time of the task's baseline variant in the corpus (None when not measured)."""
+    from corpus import store
+
+    df = store.read(data_dirs) if data_dirs else store.read()
+    if not len(df):
+        return None
+    sel = (df["task_id"] == task_id) & (df["baseline"]) & (df["status"] == "ok") & (df["pass"] == "main")
+    rows = df[sel]
+    return float(rows["time_ms"].median()) if len(rows) else None

@@ -1,0 +1,281 @@
+"""The runtime surrogate: gradient-boosted trees on the feature rows, with an interval.
+
+Target: log10 of the runtime (`log_time`) or of the runtime over the task's
+roofline bound (`log_ratio`, the default: `python -m rewardmodel eval` compares
+both). The roofline bound is in every row (`log_roofline_s`), so `fit(X, y)`
+and `predict(X)` take feature rows and milliseconds like any regressor.
+
+Uncertainty: quantile regression (10th and 90th percentile) gives each row an
+interval width; because in-sample quantiles are too confident on a family the
+model never saw, `fit` scales the widths by a factor chosen on out-of-family
+folds (split conformal) so that the stated 80% interval covers 80% there.
+Rows whose features are partly unknown get a further widening.
+
+Every fit also sees each row with the ptxas-only features blanked, so one
+model serves callers with and without a CUDA compiler.
+"""
+from __future__ import annotations
+
+import io
+import json
+import math
+import zipfile
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from . import features as F
+
+_ROOF = F.FEATURE_NAMES.index("log_roofline_s")
+
+
+class SchemaMismatch(ValueError):
+    """A saved model was trained on a different feature schema."""
+
+
+@dataclass(frozen=True)
+class SurrogateConfig:
+    target: str = "log_ratio"          # "log_ratio" or "log_time"
+    n_estimators: int = 500
+    max_depth: int = 6
+    learning_rate: float = 0.05
+    subsample: float = 0.8
+    colsample_bytree: float = 0.8
+    min_child_weight: float = 1.0
+    reg_lambda: float = 1.0
+    coverage: float = 0.8              # nominal coverage of the stated interval
+    calibration_folds: int = 4         # out-of-family folds for the interval scale (0: no calibration)
+    mask_ptxas_copies: bool = True
+    update_weight: float = 3.0         # weight of new samples in update()
+    seed: int = 0
+    nthread: int = 0                   # 0: xgboost's default
+
+
+@dataclass
+class Interval:
+    time_ms: np.ndarray
+    lo_ms: np.ndarray
+    hi_ms: np.ndarray
+
+
+def roofline_ms(X: np.ndarray) -> np.ndarray:
+    return 10.0 ** np.asarray(X)[:, _ROOF] * 1e3
+
+
+def widen_factor(X: np.ndarray) -> np.ndarray:
+    """Heuristic widening of the interval for rows the analyzer could not fully resolve."""
+    X = np.asarray(X)
+    col = lambda n: np.nan_to_num(X[:, F.FEATURE_NAMES.index(n)], nan=0.0)  # noqa: E731
+    return (1.0 + col("unknown_share") + 1.0 * (1.0 - col("bytes_known"))
+            + 0.25 * np.minimum(col("assumed_params"), 4.0))
+
+
+class Surrogate:
+    """fit / predict / predict_with_uncertainty / update / save / load."""
+
+    def __init__(self, config: SurrogateConfig | None = None) -> None:
+        self.config = config or SurrogateConfig()
+        self._point = None
+        self._quant = None
+        self.scale_ = 1.0
+        self.X_: np.ndarray | None = None
+        self.y_: np.ndarray | None = None
+        self.w_: np.ndarray | None = None
+        self.groups_: np.ndarray | None = None
+        self.info_: dict = {}
+
+    # ---------------------------------------------------------------- targets
+    def _to_target(self, X, time_ms):
+        y = np.log10(np.asarray(time_ms, dtype=np.float64))
+        return y - np.log10(roofline_ms(X)) if self.config.target == "log_ratio" else y
+
+    def _from_target(self, X, t):
+        return 10.0 ** (t + np.log10(roofline_ms(X))) if self.config.target == "log_ratio" else 10.0 ** t
+
+    # ---------------------------------------------------------------- training
+    def _params(self, quantile: bool) -> dict:
+        c = self.config
+        p = {"max_depth": c.max_depth, "eta": c.learning_rate, "subsample": c.subsample,
+             "colsample_bytree": c.colsample_bytree, "min_child_weight": c.min_child_weight,
+             "lambda": c.reg_lambda, "tree_method": "hist", "seed": c.seed, "verbosity": 0}
+        if c.nthread:
+            p["nthread"] = c.nthread
+        if quantile:
+            lo = (1.0 - c.coverage) / 2.0
+            p.update(objective="reg:quantileerror", quantile_alpha=np.array([lo, 0.5, 1.0 - lo]))
+        else:
+            p.update(objective="reg:squarederror")
+        return p
+
+    def _train(self, X, t, w, quantile: bool):
+        import xgboost as xgb
+
+        if self.config.mask_ptxas_copies:
+            X = np.vstack([X, F.mask_ptxas(X)])
+            t = np.concatenate([t, t])
+            w = np.concatenate([w, w])
+        d = xgb.DMatrix(X, label=t, weight=w, feature_names=list(F.FEATURE_NAMES))
+        return xgb.train(self._params(quantile), d, num_boost_round=self.config.n_estimators)
+
+    def _fit_arrays(self, X, t, w):
+        point = self._train(X, t, w, quantile=False)
+        quant = self._train(X, t, w, quantile=True)
+        return point, quant
+
+    def fit(self, X, time_ms, groups=None, sample_weight=None) -> "Surrogate":
+        """X: feature rows (FEATURE_NAMES order); time_ms: measured medians; groups: family per row
+        (the interval is calibrated on folds that hold out whole groups)."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != len(F.FEATURE_NAMES):
+            raise ValueError(f"expected rows of {len(F.FEATURE_NAMES)} features, got shape {X.shape}")
+        t = self._to_target(X, time_ms)
+        w = np.ones(len(t)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        self.X_, self.y_, self.w_ = X, np.asarray(time_ms, dtype=np.float64), w
+        self.groups_ = None if groups is None else np.asarray(groups, dtype=object)
+        self._point, self._quant = self._fit_arrays(X, t, w)
+        _single_thread(self._point, self._quant)
+        self.scale_ = self._calibrate(X, t, w, self.groups_)
+        self.info_ = {"rows": int(len(t)), "target": self.config.target}
+        return self
+
+    def _calibrate(self, X, t, w, groups) -> float:
+        k = self.config.calibration_folds
+        if not k or groups is None:
+            return 1.0
+        uniq = np.unique(groups)
+        if len(uniq) < 2:
+            return 1.0
+        rng = np.random.default_rng(self.config.seed)
+        folds = np.array_split(rng.permutation(uniq), min(k, len(uniq)))
+        ratios = []
+        for held in folds:
+            test = np.isin(groups, held)
+            if test.all() or not test.any():
+                continue
+            point, quant = self._fit_arrays(X[~test], t[~test], w[~test])
+            p, lo, hi = _predict_raw(point, quant, X[test])
+            half = np.maximum((hi - lo) / 2.0, 1e-3)
+            ratios.append(np.abs(t[test] - p) / half)
+        if not ratios:
+            return 1.0
+        r = np.concatenate(ratios)
+        return float(max(1.0, np.quantile(r, self.config.coverage)))
+
+    def update(self, X_new, time_ms_new, groups_new=None) -> "Surrogate":
+        """Refit on the training rows plus new measurements (weighted `update_weight`), keeping the
+        calibrated interval scale (recalibrating on every RL batch would cost a refit per fold)."""
+        if self.X_ is None:
+            raise RuntimeError("update() before fit()")
+        X_new = np.asarray(X_new, dtype=np.float64)
+        X = np.vstack([self.X_, X_new])
+        y = np.concatenate([self.y_, np.asarray(time_ms_new, dtype=np.float64)])
+        w = np.concatenate([self.w_, np.full(len(X_new), self.config.update_weight)])
+        if self.groups_ is not None:
+            g_new = np.asarray(groups_new if groups_new is not None else ["update"] * len(X_new), dtype=object)
+            self.groups_ = np.concatenate([self.groups_, g_new])
+        self.X_, self.y_, self.w_ = X, y, w
+        self._point, self._quant = self._fit_arrays(X, self._to_target(X, y), w)
+        _single_thread(self._point, self._quant)
+        self.info_["rows"] = int(len(y))
+        self.info_["updates"] = self.info_.get("updates", 0) + 1
+        return self
+
+    # ---------------------------------------------------------------- prediction
+    def _check(self, X) -> np.ndarray:
+        if self._point is None:
+            raise RuntimeError("the surrogate is not fitted")
+        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        if X.shape[1] != len(F.FEATURE_NAMES):
+            raise ValueError(f"expected rows of {len(F.FEATURE_NAMES)} features, got shape {X.shape}")
+        return X
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted runtime in milliseconds."""
+        X = self._check(X)
+        return self._from_target(X, _predict_point(self._point, X))
+
+    def predict_with_uncertainty(self, X) -> Interval:
+        """Predicted runtime and its interval (nominal `coverage`), in milliseconds."""
+        X = self._check(X)
+        p, lo, hi = _predict_raw(self._point, self._quant, X)
+        half = np.maximum((hi - lo) / 2.0, 1e-3) * self.scale_ * widen_factor(X)
+        return Interval(self._from_target(X, p), self._from_target(X, p - half), self._from_target(X, p + half))
+
+    # ---------------------------------------------------------------- persistence
+    def save(self, path: str | Path) -> None:
+        """One zip file: meta.json, the two boosters (UBJSON) and the training rows (for update())."""
+        if self._point is None:
+            raise RuntimeError("save() before fit()")
+        meta = {"schema_version": F.SCHEMA_VERSION, "feature_names": list(F.FEATURE_NAMES),
+                "config": asdict(self.config), "scale": self.scale_, "info": self.info_}
+        buf = io.BytesIO()
+        np.savez_compressed(buf, X=self.X_, y=self.y_, w=self.w_,
+                            groups=np.array([] if self.groups_ is None else self.groups_, dtype=str),
+                            has_groups=np.array(self.groups_ is not None))
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("meta.json", json.dumps(meta, indent=1))
+            z.writestr("point.ubj", bytes(self._point.save_raw("ubj")))
+            z.writestr("quantile.ubj", bytes(self._quant.save_raw("ubj")))
+            z.writestr("data.npz", buf.getvalue())
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Surrogate":
+        import xgboost as xgb
+
+        path = Path(path)
+        try:
+            z = zipfile.ZipFile(path)
+        except (OSError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"{path}: not a saved surrogate ({exc})") from None
+        with z:
+            meta = json.loads(z.read("meta.json"))
+            if meta.get("schema_version") != F.SCHEMA_VERSION or meta.get("feature_names") != list(F.FEATURE_NAMES):
+                raise SchemaMismatch(
+                    f"{path}: trained on feature schema {meta.get('schema_version')}, this code has schema "
+                    f"{F.SCHEMA_VERSION}; retrain it (make model)")
+            known = {k: v for k, v in meta["config"].items() if k in SurrogateConfig.__dataclass_fields__}
+            self = cls(SurrogateConfig(**known))
+            self._point = xgb.Booster()
+            self._point.load_model(bytearray(z.read("point.ubj")))
+            self._quant = xgb.Booster()
+            self._quant.load_model(bytearray(z.read("quantile.ubj")))
+            _single_thread(self._point, self._quant)
+            data = np.load(io.BytesIO(z.read("data.npz")), allow_pickle=False)
+            self.X_, self.y_, self.w_ = data["X"], data["y"], data["w"]
+            self.groups_ = data["groups"].astype(object) if bool(data["has_groups"]) else None
+            self.scale_ = float(meta["scale"])
+            self.info_ = meta.get("info", {})
+        return self
+
+
+# inplace_predict skips building a DMatrix: a single-row reward call is ~4x faster that way.
+# Prediction runs on one thread: OpenMP workers spinning between calls slow the analyzer work
+# in between by 10x on a small machine, and a batch of 1,000 rows takes milliseconds anyway.
+def _single_thread(*boosters) -> None:
+    for b in boosters:
+        b.set_param({"nthread": 1})
+
+
+def _predict_point(point, X):
+    return np.asarray(point.inplace_predict(np.ascontiguousarray(X, dtype=np.float32)), dtype=np.float64)
+
+
+def _predict_raw(point, quant, X):
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    p = np.asarray(point.inplace_predict(X32), dtype=np.float64)
+    q = np.asarray(quant.inplace_predict(X32), dtype=np.float64).reshape(len(X32), -1)
+    lo, hi = np.minimum(q[:, 0], p), np.maximum(q[:, 2], p)
+    return p, lo, hi
+
+
+DEFAULT_MODEL = Path(__file__).resolve().parent / "default_model.zip"
+
+
+def load_default() -> Surrogate:
+    if not DEFAULT_MODEL.exists():
+        raise FileNotFoundError(f"no default model at {DEFAULT_MODEL}: run `make model`")
+    return Surrogate.load(DEFAULT_MODEL)

@@ -1,0 +1,186 @@
+"""Reward model: features, surrogate persistence and update, evaluation metrics, reward gates, CLI."""
+from __future__ import annotations
+
+import json
+import math
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+from rewardmodel import features as F
+from rewardmodel.evaluate import pairwise_accuracy, top1_regret
+from rewardmodel.reward import Measurement, RewardConfig, reward
+
+SAXPY = """
+__global__ void saxpy(int n, float a, const float* __restrict__ x, float* __restrict__ y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+"""
+LAUNCH = dict(grid=(4096, 1, 1), block=(256, 1, 1), args={"n": 1 << 20})
+
+
+# ------------------------------------------------------------------ features
+
+def test_feature_row_has_the_schema_and_the_roofline():
+    f = F.extract(SAXPY, "saxpy", problem=F.Problem(bytes=12 << 20, flops=2 << 20), **LAUNCH)
+    v = f.vector()
+    assert v.shape == (len(F.FEATURE_NAMES),)
+    assert f.values["gld_sectors_per_req"] == pytest.approx(4.0)
+    assert f.values["bytes_known"] == 1.0
+    # 12 MiB at the H200's 4.3 TB/s
+    assert f.roofline_s == pytest.approx((12 << 20) / 4.3e12)
+    assert not any("bytes" in u for u in f.unresolved)
+
+
+def test_unresolved_features_are_named():
+    src = """
+    __global__ void gather(const int* idx, const float* x, float* y, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) y[i] = x[idx[i]];
+    }"""
+    f = F.extract(src, "gather", grid=(64, 1, 1), block=(256, 1, 1))
+    text = " ".join(f.unresolved)
+    assert "data-dependent" in text and "task bytes unknown" in text and "n" in text
+    assert f.values["unknown_accesses"] == 1
+
+
+def test_missing_kernel_is_a_feature_error():
+    with pytest.raises(F.FeatureError, match="not found"):
+        F.extract(SAXPY, "nope", **LAUNCH)
+
+
+def test_mask_ptxas_blanks_only_ptxas_features():
+    f = F.extract(SAXPY, "saxpy", resources={"registers": 16, "spill_stores": 0, "spill_loads": 0}, **LAUNCH)
+    v = f.vector()
+    m = F.mask_ptxas(v[None, :])[0]
+    for i, name in enumerate(F.FEATURE_NAMES):
+        if name in F.PTXAS_FEATURES:
+            assert not math.isnan(v[i]) and math.isnan(m[i])
+        else:
+            assert np.array_equal(v[i], m[i], equal_nan=True)
+
+
+# ------------------------------------------------------------------ metrics
+
+def test_pairwise_accuracy_and_regret_by_hand():
+    task = np.array(["a", "a", "a", "b", "b"])
+    true = np.array([1.0, 2.0, 4.0, 1.0, 3.0])
+    pred = np.array([1.0, 3.0, 2.0, 5.0, 5.0])     # task a: one of three pairs wrong; task b: a tie
+    acc, pairs = pairwise_accuracy(task, true, pred)
+    assert pairs == 4 and acc == pytest.approx((2 + 0.5) / 4)
+    regret = top1_regret(task, true, pred)
+    assert regret.tolist() == pytest.approx([0.0, (1.0 + 3.0) / 2 - 1.0])
+
+
+# ------------------------------------------------------------------ reward gates on crafted hacking kernels
+
+def _gates(src, kernel="k", **cfg):
+    br, _, _ = reward(src, kernel, grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536},
+                      config=RewardConfig(**cfg))
+    return br
+
+
+HONEST = """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+}
+"""
+
+
+def test_honest_kernel_passes_every_gate():
+    br = _gates(HONEST)
+    assert br.failed_gate is None
+    assert all(g.passed is not False for g in br.gates.values())
+    assert br.gates["correct"].passed is None        # no GPU run: reported, not guessed
+    assert br.reward > 0
+
+
+def test_never_launched_kernel_fails():
+    src = HONEST + """
+__global__ void k_fast(const float* x, float* y, int n) { }
+void host(const float* x, float* y, int n) { k_fast<<<n / 256, 256>>>(x, y, n); }
+"""
+    br = _gates(src)
+    assert br.failed_gate == "launches_own_kernel"
+    assert "never k" in br.gates["launches_own_kernel"].detail
+    assert br.reward == RewardConfig().fail_reward
+
+
+def test_kernel_that_writes_nothing_fails():
+    src = """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = (i < n) ? x[i] : 0.0f;
+    (void)v;
+}
+"""
+    assert _gates(src).failed_gate == "launches_own_kernel"
+
+
+def test_cached_results_fail():
+    src = """
+__device__ int computed = 0;
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (computed) return;                 // second call: the output is still there from the first
+    if (i < n) y[i] = 2.0f * x[i];
+    if (i == 0) computed = 1;
+}
+"""
+    br = _gates(src)
+    assert br.failed_gate == "work_every_call"
+    assert "computed" in br.gates["work_every_call"].detail
+
+
+def test_calling_the_reference_fails():
+    src = """
+__global__ void reference_scale(const float* x, float* y, int n);
+__global__ void k(const float* x, float* y, int n) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) reference_scale<<<n / 256, 256>>>(x, y, n);
+}
+"""
+    br = _gates(src, reference_names=("reference_scale",))
+    assert br.gates["no_reference_call"].passed is False
+    assert "reference_scale" in br.gates["no_reference_call"].detail
+    # the same source without naming the reference still fails: its entry kernel writes nothing itself
+    assert _gates(src).failed_gate is not None
+
+
+def test_library_call_fails():
+    src = HONEST.replace("y[i] = 2.0f * x[i];", "y[i] = 2.0f * x[i]; cublasSscal(0, n, 0, y, 1);")
+    assert _gates(src).gates["no_reference_call"].passed is False
+
+
+def test_timers_fail_but_comments_do_not():
+    timed = HONEST.replace("if (i < n)", "long long t0 = clock64(); if (i < n)")
+    assert _gates(timed).gates["no_timers_streams"].passed is False
+    commented = HONEST.replace("if (i < n)", "// no clock64() or cudaEventRecord here\n    if (i < n)")
+    assert _gates(commented).gates["no_timers_streams"].passed is True
+
+
+def test_wrong_result_measurement_fails_the_correct_gate():
+    br, _, _ = reward(HONEST, "k", grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536},
+                      measurement=Measurement("wrong_result", None, "3% of y wrong"), baseline_ms=0.01)
+    assert br.failed_gate == "correct" and br.reward == -1.0
+
+
+def test_measured_speed_term_is_clipped_log_speedup():
+    cfg = RewardConfig()
+    br, _, _ = reward(HONEST, "k", grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536},
+                      measurement=Measurement("ok", 0.005), baseline_ms=0.01, config=cfg)
+    assert br.speed_source == "measured"
+    assert br.terms["speed"].value == pytest.approx(math.log(2.0))
+    br, _, _ = reward(HONEST, "k", grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536},
+                      measurement=Measurement("ok", 0.00001), baseline_ms=0.01, config=cfg)
+    assert br.terms["speed"].value == pytest.approx(cfg.speed_clip)
+
+
+def test_uncoalesced_kernel_gets_a_lower_coalescing_term():
+    strided = HONEST.replace("x[i]", "x[(i * 32) % n]")
+    good = _gates(HONEST).terms["coalescing"].value
+    bad = _gates(strided).terms["coalescing"].value
+    assert bad < good - 0.3

@@ -1,0 +1,135 @@
+"""Surrogate: fit/predict on the committed H200 rows, save/load, schema check, update(), CLI predict."""
+from __future__ import annotations
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xgboost")
+pytest.importorskip("pandas")
+
+from rewardmodel import dataset  # noqa: E402
+from rewardmodel import features as F  # noqa: E402
+from rewardmodel.surrogate import SchemaMismatch, Surrogate, SurrogateConfig, DEFAULT_MODEL  # noqa: E402
+
+SMALL = SurrogateConfig(n_estimators=60, max_depth=4, calibration_folds=2)
+
+
+@pytest.fixture(scope="module")
+def table():
+    t = dataset.load()
+    if len(t) < 60:
+        pytest.skip("too few measured rows in corpus/data")
+    return t
+
+
+@pytest.fixture(scope="module")
+def fitted(table):
+    return Surrogate(SMALL).fit(table.X, table.time_ms, groups=table.family)
+
+
+def test_predictions_are_times_with_an_interval(fitted, table):
+    iv = fitted.predict_with_uncertainty(table.X[:20])
+    assert iv.time_ms.shape == (20,)
+    assert np.all(iv.lo_ms <= iv.time_ms) and np.all(iv.time_ms <= iv.hi_ms)
+    assert np.all(iv.time_ms > 0)
+    # fits its own training data far better than the roofline bound alone does
+    err = np.median(np.abs(np.log(fitted.predict(table.X) / table.time_ms)))
+    roof = np.median(np.abs(np.log(table.roofline_ms / table.time_ms)))
+    assert err < roof / 2
+
+
+def test_unresolved_rows_get_wider_intervals(fitted, table):
+    x = table.X[:1].copy()
+    wide = x.copy()
+    wide[0, F.FEATURE_NAMES.index("bytes_known")] = 0.0
+    wide[0, F.FEATURE_NAMES.index("unknown_share")] = 0.5
+    a, b = fitted.predict_with_uncertainty(x), fitted.predict_with_uncertainty(wide)
+    assert b.hi_ms[0] / b.lo_ms[0] > a.hi_ms[0] / a.lo_ms[0]
+
+
+def test_save_load_round_trip(fitted, table, tmp_path):
+    path = tmp_path / "m.zip"
+    fitted.save(path)
+    back = Surrogate.load(path)
+    np.testing.assert_allclose(back.predict(table.X), fitted.predict(table.X), rtol=1e-6)
+    a, b = fitted.predict_with_uncertainty(table.X[:10]), back.predict_with_uncertainty(table.X[:10])
+    np.testing.assert_allclose(a.hi_ms, b.hi_ms, rtol=1e-6)
+    assert back.config == fitted.config and back.scale_ == fitted.scale_
+
+
+def test_schema_mismatch_is_refused(fitted, tmp_path, monkeypatch):
+    path = tmp_path / "m.zip"
+    fitted.save(path)
+    monkeypatch.setattr(F, "SCHEMA_VERSION", F.SCHEMA_VERSION + 1)
+    with pytest.raises(SchemaMismatch, match="schema"):
+        Surrogate.load(path)
+    monkeypatch.undo()
+    # a renamed feature is a different schema too, whatever the version says
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for item in zin.namelist():
+            data = zin.read(item)
+            if item == "meta.json":
+                meta = json.loads(data)
+                meta["feature_names"][0] = "something_else"
+                data = json.dumps(meta).encode()
+            zout.writestr(item, data)
+    with pytest.raises(SchemaMismatch):
+        Surrogate.load(bad)
+
+
+def test_not_a_model_file_is_a_clear_error(tmp_path):
+    p = tmp_path / "junk.zip"
+    p.write_text("not a zip")
+    with pytest.raises(ValueError, match="not a saved surrogate"):
+        Surrogate.load(p)
+
+
+def test_update_improves_error_on_the_new_samples(table):
+    fams = [f for f in np.unique(table.family) if (table.family == f).sum() >= 10]
+    held = fams[0]
+    new = np.flatnonzero(table.family == held)
+    old = np.flatnonzero(table.family != held)
+    m = Surrogate(SMALL).fit(table.X[old], table.time_ms[old], groups=table.family[old])
+    before = np.mean(np.abs(np.log(m.predict(table.X[new]) / table.time_ms[new])))
+    m.update(table.X[new], table.time_ms[new], groups_new=table.family[new])
+    after = np.mean(np.abs(np.log(m.predict(table.X[new]) / table.time_ms[new])))
+    assert after < before
+    assert m.info_["updates"] == 1 and m.info_["rows"] == len(table)
+
+
+def test_cli_predict_json_on_any_kernel(fitted, tmp_path, capsys):
+    from rewardmodel.cli import main
+
+    model = tmp_path / "m.zip"
+    fitted.save(model)
+    cu = tmp_path / "k.cu"
+    cu.write_text("""
+#define TILE 32
+__device__ float twice(float v) { return 2.0f * v; }
+__global__ void scale_rows(const float* x, float* y, int rows, int cols) {
+    int r = blockIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c < cols) y[r * cols + c] = twice(x[r * cols + c]);
+}
+""")
+    rc = main(["predict", str(cu), "--kernel", "scale_rows", "--grid", "4,1024", "--block", "256",
+               "--arg", "rows=1024", "--arg", "cols=1024", "--model", str(model), "--format", "json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    p = out["prediction"]
+    assert p["lo_ms"] <= p["time_ms"] <= p["hi_ms"]
+    assert out["breakdown"]["terms"]["coalescing"]["value"] == pytest.approx(1.0)
+    assert any("task bytes unknown" in n for n in out["notes"])
+    # unknown kernel: one line on stderr, exit 2
+    rc = main(["predict", str(cu), "--kernel", "nope", "--grid", "1", "--block", "1", "--model", str(model)])
+    assert rc == 2 and "not found" in capsys.readouterr().err
+
+
+def test_default_model_matches_the_schema():
+    if not DEFAULT_MODEL.exists():
+        pytest.skip("no default model built (make model)")
+    m = Surrogate.load(DEFAULT_MODEL)          # raises SchemaMismatch after a schema change without `make model`
+    assert m.info_["rows"] > 0

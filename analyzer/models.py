@@ -394,7 +394,8 @@ class PointCache:
         hit = self.bound.get(k)
         if hit is None or hit[0] is not launch or hit[1] is not needed or hit[2] is not defaults:
             env, assumed = bind_params(thread_env(launch, max_threads), launch.args, needed, defaults)
-            hit = (launch, needed, defaults, env, assumed, _points_key(env))
+            # a small int stands for the bound values in the cache keys (hashed on every lookup)
+            hit = (launch, needed, defaults, env, assumed, ("bound", len(self.bound)))
             self.bound[k] = hit
         return hit[3], hit[4], hit[5]
 
@@ -415,10 +416,18 @@ class PointCache:
         return self.points[k]
 
     def mask(self, guards, pts_key, pts: Points) -> np.ndarray:
+        """stacked_mask, built guard by guard on the mask of the enclosing guards (nested ifs
+        share their outer conditions, so each is evaluated once). Shared: do not modify."""
         k = (guards, pts_key)
         m = self.masks.get(k)
         if m is None:
-            m = stacked_mask(guards, pts)
+            if guards:
+                m = self.mask(guards[:-1], pts_key, pts)
+                v = S.evaluate(guards[-1], pts.env)
+                if v is not None:
+                    m = m & np.broadcast_to(np.asarray(v) != 0, m.shape)
+            else:
+                m = stacked_mask((), pts)
             self.masks[k] = m
         return m
 
@@ -427,8 +436,9 @@ def _distinct_per_row(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
     sentinel = np.iinfo(np.int64).max
     v = np.where(valid, values, sentinel)
     v.sort(axis=1)
-    new = np.ones(v.shape, dtype=bool)
-    new[:, 1:] = v[:, 1:] != v[:, :-1]
+    new = np.empty(v.shape, dtype=bool)
+    new[:, 0] = True
+    np.not_equal(v[:, 1:], v[:, :-1], out=new[:, 1:])
     new &= v != sentinel
     return new.sum(axis=1)
 
@@ -463,6 +473,8 @@ def shared_wavefronts(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[
     n = addr.shape[0]
     a = _warps(addr.astype(np.int64), n)
     m = _warps(active, n)
+    if size <= 4:
+        return _shared_words(a // 4, m)
     words_per_lane = max(1, size // 4)
     lanes_per_phase = 32 if size <= 4 else max(1, 128 // size)
     phases = 32 // lanes_per_phase
@@ -488,6 +500,27 @@ def shared_wavefronts(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[
     ideal = (per_phase > 0).sum(axis=1).astype(np.float64)
     requests = m.any(axis=1).astype(np.float64)
     return requests, wavefronts, ideal
+
+
+def _shared_words(word: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """shared_wavefronts for accesses of at most 4 bytes: one phase, one word per lane.
+
+    Per warp, the wavefronts are the largest number of distinct words in one bank."""
+    sentinel = np.iinfo(np.int64).max
+    v = np.where(m, word, sentinel)
+    v.sort(axis=1)
+    new = np.empty(v.shape, dtype=bool)
+    new[:, 0] = True
+    np.not_equal(v[:, 1:], v[:, :-1], out=new[:, 1:])
+    new &= v != sentinel
+    rows = v.shape[0]
+    # distinct words per (warp, bank): one bincount over warp*32 + bank
+    idx = (np.arange(rows, dtype=np.int64)[:, None] * 32 + (v & 31))[new]
+    counts = np.bincount(idx, minlength=rows * 32).reshape(rows, 32)
+    wavefronts = counts.max(axis=1)
+    requests = m.any(axis=1)
+    ideal = (wavefronts > 0).astype(np.float64)
+    return requests.astype(np.float64), wavefronts.astype(np.float64), ideal
 
 
 def estimate(access: Access, launch: Launch, *, max_iters: int = 8, max_threads: int = MAX_THREADS,

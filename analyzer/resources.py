@@ -227,6 +227,30 @@ def ptxas_resources(program: Program, arch: str, backend: str = "auto") -> dict[
 
 # ------------------------------------------------------------------ static estimate
 
+# Each pattern must start at a word boundary (`\bint\b...`); the boundary is checked in
+# Python because a leading `\b` keeps `re` from skipping ahead to the first letters, which
+# made these scans a few percent of the lint time.
+_DECL = re.compile(r"(?:int|unsigned|float|size_t|long|double|half|float2|float4|int4|auto|bool)\b\s+[A-Za-z_]")
+_VECTOR = re.compile(r"(?:float4|int4|double2)\b")
+_DOUBLE = re.compile(r"double\b")
+_LOCAL_ARRAY = re.compile(r"(?:float|int|double|half)\s+\w+\s*\[\s*(\w+)\s*\](?:\s*\[\s*(\w+)\s*\])?")
+
+
+def _word_matches(pattern: re.Pattern, text: str):
+    """The matches `re.finditer(r"\b" + pattern)` gives (patterns start with a word character)."""
+    pos = 0
+    while True:
+        m = pattern.search(text, pos)
+        if m is None:
+            return
+        start = m.start()
+        if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            pos = start + 1   # not at a word start: look again from the next character
+            continue
+        yield m
+        pos = m.end()
+
+
 def estimate_registers(program: Program, kernel: Function) -> Resources:
     """A rough static register count: live scalars, pointers and unrolled local arrays.
 
@@ -236,11 +260,10 @@ def estimate_registers(program: Program, kernel: Function) -> Resources:
     pointers = sum(1 for p in kernel.params if p.pointer)
     scalars = sum(1 for p in kernel.params if not p.pointer)
     regs = 8 + 2 * pointers + scalars
-    decl = re.findall(r"\b(?:int|unsigned|float|size_t|long|double|half|float2|float4|int4|auto|bool)\b\s+[A-Za-z_]", text)
-    regs += 2 * len(decl)
-    regs += 6 * len(re.findall(r"\bfloat4\b|\bint4\b|\bdouble2\b", text))
-    regs += 2 * len(re.findall(r"\bdouble\b", text))
-    for m in re.finditer(r"\b(?:float|int|double|half)\s+\w+\s*\[\s*(\w+)\s*\](?:\s*\[\s*(\w+)\s*\])?", text):
+    regs += 2 * sum(1 for _ in _word_matches(_DECL, text))
+    regs += 6 * sum(1 for _ in _word_matches(_VECTOR, text))
+    regs += 2 * sum(1 for _ in _word_matches(_DOUBLE, text))
+    for m in _word_matches(_LOCAL_ARRAY, text):
         if "__shared__" in text[max(0, m.start() - 40):m.start()]:
             continue
         dims = [program.constants.get(g, int(g) if g and g.isdigit() else None) for g in m.groups() if g]

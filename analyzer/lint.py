@@ -14,7 +14,7 @@ from . import models
 from .access import KernelAccesses, analyze
 from .parse import Function, Program, parse
 from .resources import CompilerUnavailable, Resources, estimate_registers, ptxas_resources
-from .rules import FileContext, Finding, KernelContext, Options, Rule, all_rules
+from .rules import FileContext, Finding, KernelContext, Options, Rule, all_rules, prepare_estimates
 from .suppress import scan
 
 
@@ -228,6 +228,7 @@ def _lint_source(source, path, settings, rules, launches, kernels) -> FileResult
             contexts.append(ctx)
         except RecursionError:
             result.notes.append(f"{path}:{kernel.line}: kernel {kernel.name}: nesting too deep to analyze; skipped")
+    prepare_estimates(contexts)
     findings: list[Finding] = []
     for r in rules.values():
         if r.scope == "file":

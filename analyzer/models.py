@@ -548,16 +548,30 @@ def estimate(access: Access, launch: Launch, *, max_iters: int = 8, max_threads:
         return _estimate(access, env, n, launch, model, cache, max_iters, max_points, assumed)
 
 
-def access_symbols(access) -> set[str]:
-    """Symbols an access (or a branch: cond instead of address) needs bound."""
+def access_symbols(access, memo: dict | None = None) -> set[str]:
+    """Symbols an access (or a branch: cond instead of address) needs bound.
+
+    memo: a dict kept across the accesses of one kernel, so that the guard expressions and
+    loops they share (the same objects) are looked at once (S.symbols hashes its argument)."""
     main = access.address if hasattr(access, "address") else access.cond
     needed = set(S.symbols(main))
-    for g in access.guards:
-        needed |= S.symbols(g)
-    for lp in access.loops:
-        needed |= S.symbols(lp.init) | (S.symbols(lp.cond) if lp.cond else set()) | (
-            S.symbols(lp.step[1]) if lp.step else set())
+    if memo is None:
+        for g in access.guards:
+            needed |= S.symbols(g)
+        for lp in access.loops:
+            needed |= _loop_symbols(lp)
+        return needed
+    for item in access.guards + access.loops:
+        got = memo.get(id(item))
+        if got is None or got[0] is not item:
+            got = memo[id(item)] = (item, _loop_symbols(item) if isinstance(item, Loop) else S.symbols(item))
+        needed |= got[1]
     return needed
+
+
+def _loop_symbols(lp: Loop) -> set[str]:
+    return S.symbols(lp.init) | (S.symbols(lp.cond) if lp.cond else set()) | (
+        S.symbols(lp.step[1]) if lp.step else set())
 
 
 def estimate_many(accesses, launch: Launch, *, max_iters: int = 8, max_threads: int = MAX_THREADS,
@@ -569,66 +583,91 @@ def estimate_many(accesses, launch: Launch, *, max_iters: int = 8, max_threads: 
     Identical accesses (a load and a store of `y[i]`) are modelled once, and every access's
     warps of one memory space and element size go through one model call: the per-request
     counts are computed warp by warp, so batching changes nothing but the numpy overhead."""
-    accesses = list(accesses)
-    out: list[Estimate | None] = [None] * len(accesses)
     if needed is None:
         return [estimate(a, launch, max_iters=max_iters, max_threads=max_threads, max_points=max_points,
                          defaults=defaults, cache=cache) for a in accesses]
-    cache = cache or PointCache()
-    owns = owns if owns is not None else [access_symbols(a) for a in accesses]
-    env, assumed_all, key = cache.bind(launch, needed, defaults, max_threads)
-    n = env["threadIdx.x"].shape[0]
-    scale = launch.threads / n if n < launch.threads else 1.0   # threads we did not simulate behave alike
-    seen: dict = {}
-    groups: dict = {}       # (space, size) -> [(index, addr, mask, pts, assumed, pts_key)]
-    dups: list[tuple[int, int]] = []
-    with np.errstate(all="ignore"):
-        for i, a in enumerate(accesses):
-            if a.space not in ("global", "shared") or S.is_unknown(a.address):
-                continue
-            ident = (a.space, a.elem_size, a.address, a.loops, a.guards)
-            first = seen.get(ident)
-            if first is not None:
-                dups.append((i, first))
-                continue
-            seen[ident] = i
-            own = owns[i]
-            assumed = tuple(x for x in assumed_all if x in own)
-            pts = cache.stacked(a.loops, env, n, max_iters, max_points, key)
-            if not pts.count:
-                out[i] = Estimate(0.0, 0.0, 0.0, 0.0, assumed)
-                continue
-            addr = S.evaluate(a.address, pts.env)
-            if addr is None:
-                continue
-            addr = np.asarray(addr)
-            if addr.dtype.kind not in "iub":
-                continue
-            addr = np.broadcast_to(addr.astype(np.int64, copy=False), (pts.count, n)).reshape(-1)
-            pkey = (key, a.loops)
-            mask = cache.mask(a.guards, pkey, pts).reshape(-1)
-            groups.setdefault((a.space, a.elem_size), []).append((i, addr, mask, pts, assumed, a.guards, pkey))
-        for (space, size), items in groups.items():
-            model = global_sectors if space == "global" else shared_wavefronts
-            if len(items) == 1:
-                r, u, ii = model(items[0][1], items[0][2], size)
-            else:
-                r, u, ii = model(np.concatenate([it[1] for it in items]), np.concatenate([it[2] for it in items]), size)
-            o = 0
-            for i, addr, mask, pts, assumed, guards, pkey in items:
-                rows = addr.shape[0] // 32
-                sl = slice(o, o + rows)
-                o += rows
-                w = pts.warp_weights
-                req = float(w @ r[sl])
-                if req == 0:
+    batch = EstimateBatch()
+    out = batch.add(accesses, launch, max_iters=max_iters, max_threads=max_threads, max_points=max_points,
+                    defaults=defaults, cache=cache, needed=needed, owns=owns)
+    batch.run()
+    return out
+
+
+class EstimateBatch:
+    """`estimate_many` for several kernels (a file's) with one model call per memory space and
+    element size for all of them: `add` each kernel's accesses, then `run` fills the lists."""
+
+    def __init__(self) -> None:
+        self.groups: dict = {}      # (space, size) -> [(out, index, addr, mask, pts, assumed, guards, pts_key, cache, scale)]
+        self.dups: list = []        # (out, index, index of the same access)
+
+    def add(self, accesses, launch: Launch, *, max_iters: int = 8, max_threads: int = MAX_THREADS,
+            max_points: int = 64, defaults: Mapping[str, int | float] | None = None,
+            cache: PointCache | None = None, needed: set[str], owns: list[set[str]] | None = None,
+            ) -> list[Estimate | None]:
+        accesses = list(accesses)
+        out: list[Estimate | None] = [None] * len(accesses)
+        cache = cache or PointCache()
+        owns = owns if owns is not None else [access_symbols(a) for a in accesses]
+        env, assumed_all, key = cache.bind(launch, needed, defaults, max_threads)
+        n = env["threadIdx.x"].shape[0]
+        scale = launch.threads / n if n < launch.threads else 1.0   # threads we did not simulate behave alike
+        seen: dict = {}
+        groups = self.groups
+        with np.errstate(all="ignore"):
+            for i, a in enumerate(accesses):
+                if a.space not in ("global", "shared") or S.is_unknown(a.address):
+                    continue
+                ident = (a.space, a.elem_size, a.address, a.loops, a.guards)
+                first = seen.get(ident)
+                if first is not None:
+                    self.dups.append((out, i, first))
+                    continue
+                seen[ident] = i
+                own = owns[i]
+                assumed = tuple(x for x in assumed_all if x in own)
+                pts = cache.stacked(a.loops, env, n, max_iters, max_points, key)
+                if not pts.count:
                     out[i] = Estimate(0.0, 0.0, 0.0, 0.0, assumed)
                     continue
-                lanes = cache.lane_weight(guards, pkey, pts, mask)
-                out[i] = Estimate(req * scale, float(w @ u[sl]) * scale, float(w @ ii[sl]) * scale, lanes / req, assumed)
-    for i, first in dups:
-        out[i] = out[first]
-    return out
+                addr = S.evaluate(a.address, pts.env)
+                if addr is None:
+                    continue
+                addr = np.asarray(addr)
+                if addr.dtype.kind not in "iub":
+                    continue
+                addr = np.broadcast_to(addr.astype(np.int64, copy=False), (pts.count, n)).reshape(-1)
+                pkey = (key, a.loops)
+                mask = cache.mask(a.guards, pkey, pts).reshape(-1)
+                groups.setdefault((a.space, a.elem_size), []).append(
+                    (out, i, addr, mask, pts, assumed, a.guards, pkey, cache, scale))
+        return out
+
+    def run(self) -> None:
+        with np.errstate(all="ignore"):
+            for (space, size), items in self.groups.items():
+                model = global_sectors if space == "global" else shared_wavefronts
+                if len(items) == 1:
+                    r, u, ii = model(items[0][2], items[0][3], size)
+                else:
+                    r, u, ii = model(np.concatenate([it[2] for it in items]), np.concatenate([it[3] for it in items]),
+                                     size)
+                o = 0
+                for out, i, addr, mask, pts, assumed, guards, pkey, cache, scale in items:
+                    rows = addr.shape[0] // 32
+                    sl = slice(o, o + rows)
+                    o += rows
+                    w = pts.warp_weights
+                    req = float(w @ r[sl])
+                    if req == 0:
+                        out[i] = Estimate(0.0, 0.0, 0.0, 0.0, assumed)
+                        continue
+                    lanes = cache.lane_weight(guards, pkey, pts, mask)
+                    out[i] = Estimate(req * scale, float(w @ u[sl]) * scale, float(w @ ii[sl]) * scale, lanes / req,
+                                      assumed)
+        for out, i, first in self.dups:
+            out[i] = out[first]
+        self.groups, self.dups = {}, []
 
 
 def _points_key(env: Mapping) -> tuple:

@@ -66,15 +66,19 @@ class KernelContext:
         return models.PointCache()
 
     @cached_property
+    def _symbol_memo(self) -> dict:
+        return {}
+
+    @cached_property
     def access_symbols(self) -> list[set[str]]:
-        return [models.access_symbols(a) for a in self.accesses.accesses]
+        return [models.access_symbols(a, self._symbol_memo) for a in self.accesses.accesses]
 
     @cached_property
     def symbols(self) -> set[str]:
         """Every symbol the kernel's accesses and branches read: all bind the same parameters."""
         needed: set[str] = set().union(*self.access_symbols) if self.access_symbols else set()
         for b in self.accesses.branches:
-            needed |= models.access_symbols(b)
+            needed |= models.access_symbols(b, self._symbol_memo)
         return needed
 
     @cached_property
@@ -113,6 +117,30 @@ class KernelContext:
     def finding(self, rule: "Rule", line: int, col: int, message: str, **estimate) -> Finding:
         return Finding(rule.code, rule.name, rule.severity, message, self.program.path, line, col, self.kernel.name,
                        estimate)
+
+
+def prepare_estimates(contexts: list[KernelContext]) -> None:
+    """Compute the estimates of a file's kernels together: one model call per memory space and
+    element size for the file instead of per kernel (the results are the same). A kernel whose
+    analysis fails here is left to `KernelContext.estimates`, which fails as it always did."""
+    batch = models.EstimateBatch()
+    done = []
+    for ctx in contexts:
+        if "estimates" in ctx.__dict__:
+            continue
+        try:
+            out = batch.add(ctx.accesses.accesses, ctx.launch, max_iters=ctx.options.max_iters,
+                            defaults=ctx.param_defaults, cache=ctx.points, needed=ctx.symbols,
+                            owns=ctx.access_symbols)
+        except RecursionError:
+            continue
+        done.append((ctx, out))
+    try:
+        batch.run()
+    except RecursionError:
+        return
+    for ctx, out in done:
+        ctx.__dict__["estimates"] = out
 
 
 @dataclass

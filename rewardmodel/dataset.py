@@ -2,7 +2,7 @@
 
 Rows are the `pass == "main"`, `status == "ok"` measurements; the `noise` pass
 re-measures some samples and gives the measurement's own noise floor. Feature
-rows are cached on disk by (schema version, sample_id, resources), so a second
+rows are cached on disk by (schema version, analyzer code, sample_id, resources), so a second
 `train` or `eval` does not lint 3,000 sources again.
 """
 from __future__ import annotations
@@ -42,11 +42,25 @@ class Table:
                      self.skipped)
 
 
+def analyzer_fingerprint() -> str:
+    """A hash of the analyzer's and the features' code: a changed analyzer gives other features."""
+    import hashlib
+
+    import analyzer
+
+    h = hashlib.sha256()
+    root = Path(analyzer.__file__).parent
+    for f in sorted(list(root.glob("*.py")) + list(root.glob("rules/*.py")) + [Path(F.__file__)]):
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def cache_path() -> Path:
     root = os.environ.get("CUDAPERF_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudaperf")
     p = Path(root) / "features"
     p.mkdir(parents=True, exist_ok=True)
-    return p / f"schema{F.SCHEMA_VERSION}.pkl"
+    return p / f"schema{F.SCHEMA_VERSION}-{analyzer_fingerprint()}.pkl"
 
 
 def sample_args(sample) -> dict[str, int | float]:

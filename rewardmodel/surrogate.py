@@ -37,15 +37,16 @@ class SchemaMismatch(ValueError):
 @dataclass(frozen=True)
 class SurrogateConfig:
     target: str = "log_ratio"          # "log_ratio" or "log_time"
-    n_estimators: int = 500
+    n_estimators: int = 400
+    quantile_estimators: int = 200     # the interval model: coarser than the point model, and cheaper
     max_depth: int = 6
-    learning_rate: float = 0.05
+    learning_rate: float = 0.06
     subsample: float = 0.8
     colsample_bytree: float = 0.8
     min_child_weight: float = 1.0
     reg_lambda: float = 1.0
     coverage: float = 0.8              # nominal coverage of the stated interval
-    calibration_folds: int = 4         # out-of-family folds for the interval scale (0: no calibration)
+    calibration_folds: int = 3         # out-of-family folds for the interval scale (0: no calibration)
     mask_ptxas_copies: bool = True
     update_weight: float = 3.0         # weight of new samples in update()
     seed: int = 0
@@ -116,7 +117,8 @@ class Surrogate:
             t = np.concatenate([t, t])
             w = np.concatenate([w, w])
         d = xgb.DMatrix(X, label=t, weight=w, feature_names=list(F.FEATURE_NAMES))
-        return xgb.train(self._params(quantile), d, num_boost_round=self.config.n_estimators)
+        rounds = self.config.quantile_estimators if quantile else self.config.n_estimators
+        return xgb.train(self._params(quantile), d, num_boost_round=rounds)
 
     def _fit_arrays(self, X, t, w):
         point = self._train(X, t, w, quantile=False)
@@ -210,7 +212,7 @@ class Surrogate:
         meta = {"schema_version": F.SCHEMA_VERSION, "feature_names": list(F.FEATURE_NAMES),
                 "config": asdict(self.config), "scale": self.scale_, "info": self.info_}
         buf = io.BytesIO()
-        np.savez_compressed(buf, X=self.X_, y=self.y_, w=self.w_,
+        np.savez_compressed(buf, X=self.X_.astype(np.float32), y=self.y_, w=self.w_,
                             groups=np.array([] if self.groups_ is None else self.groups_, dtype=str),
                             has_groups=np.array(self.groups_ is not None))
         path = Path(path)
@@ -245,7 +247,7 @@ class Surrogate:
             self._quant.load_model(bytearray(z.read("quantile.ubj")))
             _single_thread(self._point, self._quant)
             data = np.load(io.BytesIO(z.read("data.npz")), allow_pickle=False)
-            self.X_, self.y_, self.w_ = data["X"], data["y"], data["w"]
+            self.X_, self.y_, self.w_ = data["X"].astype(np.float64), data["y"], data["w"]
             self.groups_ = data["groups"].astype(object) if bool(data["has_groups"]) else None
             self.scale_ = float(meta["scale"])
             self.info_ = meta.get("info", {})

@@ -133,3 +133,19 @@ def test_default_model_matches_the_schema():
         pytest.skip("no default model built (make model)")
     m = Surrogate.load(DEFAULT_MODEL)          # raises SchemaMismatch after a schema change without `make model`
     assert m.info_["rows"] > 0
+
+
+def test_eval_pipeline_writes_the_report(table, tmp_path):
+    from rewardmodel import evaluate
+
+    tiny = SurrogateConfig(n_estimators=20, quantile_estimators=10, max_depth=3, calibration_folds=2)
+    result = evaluate.evaluate(table, tiny, k_family=3, k_random=2, log=lambda m: None)
+    assert result["target"] in ("log_ratio", "log_time")
+    for split in ("family", "random"):
+        s = result[split]
+        assert set(s) == {"surrogate", "surrogate (no ptxas)", "roofline", "linear"}
+        assert s["roofline"].pairwise == pytest.approx(0.5)       # one time per task: every pair a tie
+        assert 0.0 <= s["surrogate"].coverage <= 1.0
+    out = tmp_path / "EVAL.md"
+    text = evaluate.write_markdown(result, table, {}, out)
+    assert out.read_text() == text and "## Held-out families" in text and "roofline" in text

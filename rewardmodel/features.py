@@ -139,6 +139,9 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
         v["stack_bytes"] = max(0.0, float(res.get("stack_bytes") or 0))
         occ = models.occupancy(a, threads, int(regs), ctx.static_shared_bytes + ctx.launch_smem)
         v["occupancy_ptxas"] = occ.occupancy
+    elif ptxas:
+        unresolved.append(f"ptxas gave no figures for {kernel} (a template kernel is not instantiated by the "
+                          "analyzer's ptxas run, or no compiler): registers and spills are static estimates")
     else:
         unresolved.append("registers and spills are static estimates (no ptxas)")
     # limiter and waves come from the static estimate, so a row means the same with or without ptxas

@@ -71,44 +71,72 @@ def binop(op: str, a: Expr, b: Expr) -> Expr:
     return ("b", op, a, b)
 
 
+# Expressions are shared, immutable tuples: the same object is asked about again and again.
+# lru_cache hashes its argument on every call, which costs as much as the answer for a big
+# tree; these memos look up the object's id first (keeping the object alive, so the id
+# cannot be reused while its entry exists) and fall back to the lru caches.
+_MEMO_LIMIT = 1 << 15
+
+
+def _by_id(memo: dict, fn):
+    def lookup(e):
+        hit = memo.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        v = fn(e)
+        if len(memo) >= _MEMO_LIMIT:
+            memo.clear()
+        memo[id(e)] = (e, v)
+        return v
+    lookup.__wrapped__ = fn
+    lookup.__doc__ = fn.__doc__
+    lookup.cache_clear = lambda: (memo.clear(), fn.cache_clear())
+    return lookup
+
+
 @lru_cache(maxsize=32768)
-def size(e: Expr) -> int:
+def _size(e: Expr) -> int:
     """Node count, to stop substitution from blowing up."""
     t = e[0]
     if t == "b":
-        return 1 + size(e[2]) + size(e[3])
+        return 1 + _size(e[2]) + _size(e[3])
     if t == "u":
-        return 1 + size(e[2])
+        return 1 + _size(e[2])
     if t == "?:":
-        return 1 + size(e[1]) + size(e[2]) + size(e[3])
+        return 1 + _size(e[1]) + _size(e[2]) + _size(e[3])
     if t == "f":
-        return 1 + sum(size(a) for a in e[2])
+        return 1 + sum(_size(a) for a in e[2])
     if t == "ld":
-        return 1 + size(e[2])
+        return 1 + _size(e[2])
     return 1
 
+
+size = _by_id({}, _size)
 
 _EMPTY: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=32768)
-def symbols(e: Expr) -> frozenset[str]:
+def _symbols(e: Expr) -> frozenset[str]:
     """Free symbols; loads contribute the symbols of their index (their value varies with it)."""
     t = e[0]
     if t == "s":
         return frozenset((e[1],))
     if t == "b":
-        return symbols(e[2]) | symbols(e[3])
+        return _symbols(e[2]) | _symbols(e[3])
     if t == "u" or t == "ld":
-        return symbols(e[2])
+        return _symbols(e[2])
     if t == "?:":
-        return symbols(e[1]) | symbols(e[2]) | symbols(e[3])
+        return _symbols(e[1]) | _symbols(e[2]) | _symbols(e[3])
     if t == "f":
         out = _EMPTY
         for a in e[2]:
-            out = out | symbols(a)
+            out = out | _symbols(a)
         return out
     return _EMPTY
+
+
+symbols = _by_id({}, _symbols)
 
 
 def has_load(e: Expr) -> bool:
@@ -348,11 +376,23 @@ def compile_expr(e: Expr):
     raise _Unknown
 
 
+_COMPILED: dict[int, tuple] = {}   # id(expression) -> (expression, compiled or None)
+
+
 def evaluate(e: Expr, env: Mapping[str, Any]) -> Any:
     """Value of `e` with symbols bound by `env` (scalars or numpy arrays), or None."""
-    try:
-        fn = compile_expr(e)
-    except (_Unknown, TypeError):
+    hit = _COMPILED.get(id(e))
+    if hit is not None and hit[0] is e:
+        fn = hit[1]
+    else:
+        try:
+            fn = compile_expr(e)
+        except (_Unknown, TypeError):
+            fn = None
+        if len(_COMPILED) >= _MEMO_LIMIT:
+            _COMPILED.clear()
+        _COMPILED[id(e)] = (e, fn)
+    if fn is None:
         return None
     try:
         return fn(env)

@@ -267,6 +267,13 @@ class _Walker:
         arrays = {a.name: a for a in program.globals_}
         arrays.update({a.name: a for a in kernel.shared})
         self.arrays = arrays
+        # names whose first parameter is not a pointer (Function.param finds the first)
+        self.scalar_params = set()
+        seen_params = set()
+        for prm in kernel.params:
+            if prm.name not in seen_params and not prm.pointer:
+                self.scalar_params.add(prm.name)
+            seen_params.add(prm.name)
         for prm in kernel.params:
             self.types[prm.name] = prm.type + "*" * prm.pointer
             if prm.pointer:
@@ -713,7 +720,7 @@ class _Walker:
                 return S.const(self.consts[name])
             if name == "warpSize":
                 return S.const(32)
-            if self.k.param(name) is not None and not self.k.param(name).pointer:
+            if name in self.scalar_params:
                 return S.sym(name)
             return S.sym(name) if name not in self.ptrs else S.UNKNOWN
         if t == "field_expression":

@@ -17,7 +17,6 @@ exact affine/polynomial form where one exists (for display and checks).
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Mapping
 
 import numpy as np
@@ -71,72 +70,71 @@ def binop(op: str, a: Expr, b: Expr) -> Expr:
     return ("b", op, a, b)
 
 
-# Expressions are shared, immutable tuples: the same object is asked about again and again.
-# lru_cache hashes its argument on every call, which costs as much as the answer for a big
-# tree; these memos look up the object's id first (keeping the object alive, so the id
-# cannot be reused while its entry exists) and fall back to the lru caches.
+# Expressions are shared, immutable tuples: the same objects are asked about again and
+# again, and a new expression is mostly old subexpressions under a new root. A cache keyed by
+# the expression (lru_cache) hashes the whole tree on every call and at every level of the
+# recursion; these caches are keyed by the object's id instead (each entry keeps its object
+# alive, so the id cannot be reused while the entry exists), with the same answers.
 _MEMO_LIMIT = 1 << 15
+_SIZES: dict[int, tuple] = {}
+_SYMBOLS: dict[int, tuple] = {}
 
 
-def _by_id(memo: dict, fn):
-    def lookup(e):
-        hit = memo.get(id(e))
-        if hit is not None and hit[0] is e:
-            return hit[1]
-        v = fn(e)
-        if len(memo) >= _MEMO_LIMIT:
-            memo.clear()
-        memo[id(e)] = (e, v)
-        return v
-    lookup.__wrapped__ = fn
-    lookup.__doc__ = fn.__doc__
-    lookup.cache_clear = lambda: (memo.clear(), fn.cache_clear())
-    return lookup
-
-
-@lru_cache(maxsize=32768)
-def _size(e: Expr) -> int:
+def size(e: Expr) -> int:
     """Node count, to stop substitution from blowing up."""
     t = e[0]
+    if t == "c" or t == "s" or t == "?":
+        return 1
+    hit = _SIZES.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
     if t == "b":
-        return 1 + _size(e[2]) + _size(e[3])
-    if t == "u":
-        return 1 + _size(e[2])
-    if t == "?:":
-        return 1 + _size(e[1]) + _size(e[2]) + _size(e[3])
-    if t == "f":
-        return 1 + sum(_size(a) for a in e[2])
-    if t == "ld":
-        return 1 + _size(e[2])
-    return 1
+        v = 1 + size(e[2]) + size(e[3])
+    elif t == "u":
+        v = 1 + size(e[2])
+    elif t == "?:":
+        v = 1 + size(e[1]) + size(e[2]) + size(e[3])
+    elif t == "f":
+        v = 1 + sum(size(a) for a in e[2])
+    elif t == "ld":
+        v = 1 + size(e[2])
+    else:
+        v = 1
+    if len(_SIZES) >= _MEMO_LIMIT:
+        _SIZES.clear()
+    _SIZES[id(e)] = (e, v)
+    return v
 
-
-size = _by_id({}, _size)
 
 _EMPTY: frozenset[str] = frozenset()
 
 
-@lru_cache(maxsize=32768)
-def _symbols(e: Expr) -> frozenset[str]:
+def symbols(e: Expr) -> frozenset[str]:
     """Free symbols; loads contribute the symbols of their index (their value varies with it)."""
     t = e[0]
     if t == "s":
         return frozenset((e[1],))
+    if t == "c" or t == "?":
+        return _EMPTY
+    hit = _SYMBOLS.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
     if t == "b":
-        return _symbols(e[2]) | _symbols(e[3])
-    if t == "u" or t == "ld":
-        return _symbols(e[2])
-    if t == "?:":
-        return _symbols(e[1]) | _symbols(e[2]) | _symbols(e[3])
-    if t == "f":
-        out = _EMPTY
+        v = symbols(e[2]) | symbols(e[3])
+    elif t == "u" or t == "ld":
+        v = symbols(e[2])
+    elif t == "?:":
+        v = symbols(e[1]) | symbols(e[2]) | symbols(e[3])
+    elif t == "f":
+        v = _EMPTY
         for a in e[2]:
-            out = out | _symbols(a)
-        return out
-    return _EMPTY
-
-
-symbols = _by_id({}, _symbols)
+            v = v | symbols(a)
+    else:
+        v = _EMPTY
+    if len(_SYMBOLS) >= _MEMO_LIMIT:
+        _SYMBOLS.clear()
+    _SYMBOLS[id(e)] = (e, v)
+    return v
 
 
 def has_load(e: Expr) -> bool:
@@ -325,13 +323,26 @@ _OPS = {
 }
 
 
-@lru_cache(maxsize=8192)
+_CLOSURES: dict[int, tuple] = {}
+
+
+def _keep(e: Expr, fn):
+    if len(_CLOSURES) >= _MEMO_LIMIT:
+        _CLOSURES.clear()
+    _CLOSURES[id(e)] = (e, fn)
+    return fn
+
+
 def compile_expr(e: Expr):
-    """A closure computing `e` from an environment; raises _Unknown where it cannot."""
+    """A closure computing `e` from an environment; raises _Unknown where it cannot.
+    Kept per expression object (by id, see `size`), not by value: no hashing of the tree."""
+    hit = _CLOSURES.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
     t = e[0]
     if t == "c":
         v = e[1]
-        return lambda env: v
+        return _keep(e, lambda env: v)
     if t == "s":
         name = e[1]
 
@@ -340,23 +351,23 @@ def compile_expr(e: Expr):
             if v is None:
                 raise _Unknown
             return v
-        return load_symbol
+        return _keep(e, load_symbol)
     if t == "b":
         fn = _OPS.get(e[1])
         if fn is None:
             raise _Unknown
         a, b = compile_expr(e[2]), compile_expr(e[3])
-        return lambda env: fn(a(env), b(env))
+        return _keep(e, lambda env: fn(a(env), b(env)))
     if t == "u":
         op, a = e[1], compile_expr(e[2])
         if op == "-":
-            return lambda env: -a(env)
+            return _keep(e, lambda env: -a(env))
         if op == "+":
-            return a
+            return _keep(e, a)
         if op == "!":
-            return lambda env: np.logical_not(a(env))
+            return _keep(e, lambda env: np.logical_not(a(env)))
         if op == "~":
-            return lambda env: (lambda v: np.invert(v) if isinstance(v, np.ndarray) else ~int(v))(a(env))
+            return _keep(e, lambda env: (lambda v: np.invert(v) if isinstance(v, np.ndarray) else ~int(v))(a(env)))
         raise _Unknown
     if t == "?:":
         c, a, b = compile_expr(e[1]), compile_expr(e[2]), compile_expr(e[3])
@@ -366,13 +377,13 @@ def compile_expr(e: Expr):
             if np.ndim(cv):
                 return np.where(cv, a(env), b(env))
             return a(env) if cv else b(env)
-        return select
+        return _keep(e, select)
     if t == "f":
         fn = _CALLS.get(e[1])
         if fn is None:
             raise _Unknown
         args = [compile_expr(x) for x in e[2]]
-        return lambda env: fn(*[x(env) for x in args])
+        return _keep(e, lambda env: fn(*[x(env) for x in args]))
     raise _Unknown
 
 

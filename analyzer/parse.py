@@ -311,14 +311,22 @@ def eval_constant(text: str, known: dict[str, int | float]) -> int | float | Non
             return int(text)
         if text.isidentifier() and not keyword.iskeyword(text) and text not in ("True", "False", "None"):
             return known[text] if text in known else None
-    text = re.sub(r"\(\s*(?:unsigned\s+)?(?:int|long|size_t|float|double|unsigned)\s*\)", "", text)
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
+    tree = _parse_constant(text)
+    if tree is None:
         return None
     try:
         return _eval_node(tree.body, known)
     except (ValueError, ZeroDivisionError, TypeError, OverflowError, RecursionError):
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _parse_constant(text: str):
+    """The Python AST of a C constant expression (casts dropped), or None; only read, never changed."""
+    text = re.sub(r"\(\s*(?:unsigned\s+)?(?:int|long|size_t|float|double|unsigned)\s*\)", "", text)
+    try:
+        return ast.parse(text, mode="eval")
+    except SyntaxError:
         return None
 
 

@@ -1,0 +1,154 @@
+"""The shortcuts taken for lint speed give the same answers as the plain computations.
+
+Each test runs the fast path and the straightforward one side by side (no timings).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analyzer import models
+from analyzer import symbolic as S
+from analyzer.access import _Walker, analyze
+from analyzer.lint import lint_source
+from analyzer.parse import eval_constant, parse
+from analyzer.resources import _DECL, _DOUBLE, _LOCAL_ARRAY, _VECTOR, _word_matches
+from analyzer.rules import KernelContext
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted((ROOT / "analyzer" / "examples").glob("*.cu")) + sorted((ROOT / "tests" / "fixtures" / "rules").glob("*.cu"))
+
+
+def _general_shared(addr, active, size):
+    """shared_wavefronts' general path (phases and words per lane), used for every size."""
+    n = addr.shape[0]
+    a = addr.astype(np.int64).reshape(-1, 32)
+    m = active.reshape(-1, 32)
+    words_per_lane = max(1, size // 4)
+    lanes_per_phase = 32 if size <= 4 else max(1, 128 // size)
+    phases = 32 // lanes_per_phase
+    w = a.shape[0]
+    words = np.stack([a // 4 + k for k in range(words_per_lane)], axis=2).reshape(w, phases, -1)
+    valid = np.repeat(m[:, :, None], words_per_lane, axis=2).reshape(w, phases, -1)
+    per_phase = np.zeros((w, phases))
+    for i in range(w):
+        for p in range(phases):
+            distinct = {int(x) for x, ok in zip(words[i, p], valid[i, p]) if ok}
+            banks = [0] * 32
+            for x in distinct:
+                banks[x % 32] += 1
+            per_phase[i, p] = max(banks)
+    return m.any(axis=1).astype(np.float64), per_phase.sum(axis=1), (per_phase > 0).sum(axis=1).astype(np.float64)
+
+
+@pytest.mark.parametrize("size", [1, 2, 4])
+def test_shared_fast_path_matches_the_general_count(size):
+    rng = np.random.default_rng(size)
+    for trial in range(200):
+        n = 32 * int(rng.integers(1, 4))
+        kind = trial % 3
+        if kind == 0:
+            addr = rng.integers(-5000, 100000, n) * size
+        elif kind == 1:
+            addr = np.arange(n) * int(rng.integers(0, 70)) * size
+        else:
+            addr = rng.integers(0, 64, n)
+        active = rng.random(n) < rng.choice([0.0, 0.5, 1.0])
+        got = models.shared_wavefronts(addr, active, size)
+        want = _general_shared(addr, active, size)
+        for g, w in zip(got, want):
+            assert np.array_equal(g, w)
+
+
+def _contexts(path):
+    return lint_source(path.read_text(), str(path)).contexts
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_batched_estimates_equal_one_access_at_a_time(path):
+    for ctx in _contexts(path):
+        fresh = KernelContext(ctx.program, ctx.kernel, ctx.accesses, ctx.launch, ctx.launch_source, ctx.arch,
+                              ctx.resources, launch_smem=ctx.launch_smem)
+        alone = [models.estimate(a, ctx.launch, max_iters=ctx.options.max_iters, needed=fresh.symbols, own=own)
+                 for a, own in zip(ctx.accesses.accesses, fresh.access_symbols)]
+        assert ctx.estimates == alone
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_assigned_names_query_keeps_the_walk_order(path):
+    program = parse(path.read_text())
+    walker = _Walker(program, program.kernels[0], {}) if program.kernels else None
+    if walker is None:
+        pytest.skip("no kernel")
+    loops = []
+    stack = [program.tree.root_node]
+    while stack:
+        n = stack.pop()
+        if n.type in ("for_statement", "while_statement", "do_statement", "compound_statement"):
+            loops.append(n)
+        stack.extend(n.children)
+    for node in loops:
+        want: dict[str, list] = {}
+        stack = [node]
+        while stack:   # the right-to-left pre-order walk the query replaced
+            n = stack.pop()
+            if n.type in ("assignment_expression", "update_expression"):
+                target = n.child_by_field_name("left" if n.type == "assignment_expression" else "argument")
+                if target is not None and target.type == "identifier":
+                    want.setdefault(program.text(target), []).append(n)
+            stack.extend(n.children)
+        got = walker.assigned_names(node)
+        assert list(got) == list(want)
+        assert all([x.id for x in got[k]] == [x.id for x in want[k]] for k in want)
+
+
+WORDS = ["int x", "unsigned int x", "print int y", "int int x", "xint y", "_int a", "int\tb; float4 c", "int4 x",
+         "aint4 y", "double d; mydouble e", "float a[4]; xint b[2]; int  c [ N ] [3]", "é int x", "1int x"]
+
+
+@pytest.mark.parametrize("pattern", [_DECL, _VECTOR, _DOUBLE, _LOCAL_ARRAY], ids=["decl", "vector", "double", "array"])
+def test_word_matches_equal_a_leading_word_boundary(pattern):
+    texts = WORDS + [p.read_text() for p in SOURCES]
+    for t in texts:
+        got = [(m.span(), m.groups()) for m in _word_matches(pattern, t)]
+        want = [(m.span(), m.groups()) for m in re.finditer(r"\b" + pattern.pattern, t)]
+        assert got == want, t[:60]
+
+
+@pytest.mark.parametrize("text", ["256", "0", "00", "007", "N", "M", "X", "True", "None", "match", "and", "256u",
+                                  "0x10", "1<<4", " 12 ", "N*2", "(int)N", ""])
+def test_eval_constant_shortcuts(text):
+    known = {"N": 256, "M": 3.5}
+    import ast
+
+    def slow(t):
+        t = t.strip()
+        if not t:
+            return None
+        t = re.sub(r"(?<=[0-9a-fA-FxX])[uUlL]+\b", "", t)
+        t = re.sub(r"\(\s*(?:unsigned\s+)?(?:int|long|size_t|float|double|unsigned)\s*\)", "", t)
+        try:
+            node = ast.parse(t, mode="eval").body
+        except SyntaxError:
+            return None
+        from analyzer.parse import _eval_node
+        try:
+            return _eval_node(node, known)
+        except (ValueError, ZeroDivisionError, TypeError, OverflowError, RecursionError):
+            return None
+
+    assert eval_constant(text, known) == slow(text)
+
+
+def test_identity_memos_answer_for_equal_but_distinct_expressions():
+    a = ("b", "+", ("b", "*", ("s", "blockIdx.x"), ("s", "blockDim.x")), ("s", "threadIdx.x"))
+    b = S.binop("+", S.binop("*", S.sym("blockIdx.x"), S.sym("blockDim.x")), S.sym("threadIdx.x"))
+    assert a == b and a is not b
+    assert S.size(a) == S.size(b) == 5
+    assert S.symbols(a) == S.symbols(b) == {"blockIdx.x", "blockDim.x", "threadIdx.x"}
+    env = {"blockIdx.x": 2, "blockDim.x": 128, "threadIdx.x": np.arange(4)}
+    assert np.array_equal(S.evaluate(a, env), S.evaluate(b, env))
+    assert S.evaluate(("b", "/", ("s", "n"), ("c", 0)), {"n": 3}) is None

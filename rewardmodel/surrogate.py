@@ -49,6 +49,7 @@ class SurrogateConfig:
     calibration_folds: int = 3         # out-of-family folds for the interval scale (0: no calibration)
     mask_ptxas_copies: bool = True
     update_weight: float = 3.0         # weight of new samples in update()
+    update_rounds: int = 30            # trees added by update(mode="boost")
     seed: int = 0
     nthread: int = 0                   # 0: xgboost's default
 
@@ -164,20 +165,34 @@ class Surrogate:
         r = np.concatenate(ratios)
         return float(max(1.0, np.quantile(r, self.config.coverage)))
 
-    def update(self, X_new, time_ms_new, groups_new=None) -> "Surrogate":
-        """Refit on the training rows plus new measurements (weighted `update_weight`), keeping the
-        calibrated interval scale (recalibrating on every RL batch would cost a refit per fold)."""
+    def update(self, X_new, time_ms_new, groups_new=None, mode: str = "refit") -> "Surrogate":
+        """Learn from new measurements (weighted `update_weight`), keeping the calibrated interval scale
+        (recalibrating on every RL batch would cost a refit per fold).
+
+        mode "refit": fit again on the training rows plus the new ones (seconds on the corpus);
+        mode "boost": add `update_rounds` trees to the point model, fit on the new rows' residuals
+        (milliseconds; the new rows are kept, so a later refit includes them)."""
         if self.X_ is None:
             raise RuntimeError("update() before fit()")
+        if mode not in ("refit", "boost"):
+            raise ValueError(f"update mode must be 'refit' or 'boost', got {mode!r}")
         X_new = np.asarray(X_new, dtype=np.float64)
+        y_new = np.asarray(time_ms_new, dtype=np.float64)
         X = np.vstack([self.X_, X_new])
-        y = np.concatenate([self.y_, np.asarray(time_ms_new, dtype=np.float64)])
+        y = np.concatenate([self.y_, y_new])
         w = np.concatenate([self.w_, np.full(len(X_new), self.config.update_weight)])
         if self.groups_ is not None:
             g_new = np.asarray(groups_new if groups_new is not None else ["update"] * len(X_new), dtype=object)
             self.groups_ = np.concatenate([self.groups_, g_new])
         self.X_, self.y_, self.w_ = X, y, w
-        self._point, self._quant = self._fit_arrays(X, self._to_target(X, y), w)
+        if mode == "refit":
+            self._point, self._quant = self._fit_arrays(X, self._to_target(X, y), w)
+        else:
+            import xgboost as xgb
+
+            d = xgb.DMatrix(X_new, label=self._to_target(X_new, y_new), feature_names=list(F.FEATURE_NAMES))
+            self._point = xgb.train(self._params(False), d, num_boost_round=self.config.update_rounds,
+                                    xgb_model=self._point)
         _single_thread(self._point, self._quant)
         self.info_["rows"] = int(len(y))
         self.info_["updates"] = self.info_.get("updates", 0) + 1

@@ -88,14 +88,15 @@ def test_not_a_model_file_is_a_clear_error(tmp_path):
         Surrogate.load(p)
 
 
-def test_update_improves_error_on_the_new_samples(table):
+@pytest.mark.parametrize("mode", ["refit", "boost"])
+def test_update_improves_error_on_the_new_samples(table, mode):
     fams = [f for f in np.unique(table.family) if (table.family == f).sum() >= 10]
     held = fams[0]
     new = np.flatnonzero(table.family == held)
     old = np.flatnonzero(table.family != held)
     m = Surrogate(SMALL).fit(table.X[old], table.time_ms[old], groups=table.family[old])
     before = np.mean(np.abs(np.log(m.predict(table.X[new]) / table.time_ms[new])))
-    m.update(table.X[new], table.time_ms[new], groups_new=table.family[new])
+    m.update(table.X[new], table.time_ms[new], groups_new=table.family[new], mode=mode)
     after = np.mean(np.abs(np.log(m.predict(table.X[new]) / table.time_ms[new])))
     assert after < before
     assert m.info_["updates"] == 1 and m.info_["rows"] == len(table)

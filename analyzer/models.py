@@ -392,10 +392,13 @@ class PointCache:
         binding once per access and branch, so it is made once per kernel."""
         k = (id(launch), id(needed), id(defaults), max_threads)
         hit = self.bound.get(k)
-        if hit is None or hit[0] is not launch or hit[1] is not needed or hit[2] is not defaults:
+        # the same objects, and (they are mutable) still the same contents
+        if hit is None or hit[0] is not launch or hit[1] is not needed or hit[2] is not defaults or \
+                hit[6] != (frozenset(needed), dict(launch.args), dict(defaults or {})):
             env, assumed = bind_params(thread_env(launch, max_threads), launch.args, needed, defaults)
             # a small int stands for the bound values in the cache keys (hashed on every lookup)
-            hit = (launch, needed, defaults, env, assumed, ("bound", len(self.bound)))
+            hit = (launch, needed, defaults, env, assumed, ("bound", len(self.bound)),
+                   (frozenset(needed), dict(launch.args), dict(defaults or {})))
             self.bound[k] = hit
         return hit[3], hit[4], hit[5]
 
@@ -702,6 +705,7 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
                  max_iters: int = 4, cache: PointCache | None = None, needed: set[str] | None = None,
                  defaults: Mapping[str, int | float] | None = None) -> bool | None:
     """Whether a condition splits some warp (True), never does (False), or we cannot tell (None)."""
+    given_needed = needed is not None
     if needed is None:
         needed = set(S.symbols(cond))
         for g in guards:
@@ -710,7 +714,11 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
             needed |= S.symbols(lp.init) | (S.symbols(lp.cond) if lp.cond else set()) | (
                 S.symbols(lp.step[1]) if lp.step else set())
     cache = cache or PointCache()
-    env, _, key = cache.bind(launch, needed, defaults, MAX_THREADS)
+    if given_needed:
+        env, _, key = cache.bind(launch, needed, defaults, MAX_THREADS)
+    else:   # a set of its own each call: bound by value, as `estimate` does
+        env, _ = bind_params(thread_env(launch, MAX_THREADS), launch.args, needed, defaults)
+        key = _points_key(env)
     n = env["threadIdx.x"].shape[0]
     with np.errstate(all="ignore"):
         pts = cache.stacked(loops, env, n, max_iters, 64, key)

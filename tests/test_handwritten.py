@@ -427,3 +427,26 @@ def test_every_kernel_compiles_with_nvrtc_and_names_resolve():
         if log:
             failed[file] = log[:500]
     assert not failed, failed
+
+
+# ---------------------------------------------------------------- GPU
+
+
+def _gpu_available() -> bool:
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # no CuPy, no driver, no device
+        return False
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.skipif(not _gpu_available(), reason="needs CuPy and an NVIDIA GPU")
+def test_every_kernel_is_correct_on_the_gpu_at_its_smallest_size():
+    from corpus.handwritten.check import run_gpu
+    first = {}
+    for s in SAMPLES:
+        first.setdefault(s.family, s.size)
+    chosen = sorted((s for s in SAMPLES if s.size == first[s.family]), key=lambda s: (s.family, s.size))
+    assert run_gpu(chosen, reps=1) == 0

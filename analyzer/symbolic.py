@@ -324,10 +324,11 @@ _OPS = {
 
 
 _CLOSURES: dict[int, tuple] = {}
+_CLOSURE_LIMIT = 1 << 13   # closures weigh more than sizes and symbol sets
 
 
 def _keep(e: Expr, fn):
-    if len(_CLOSURES) >= _MEMO_LIMIT:
+    if len(_CLOSURES) >= _CLOSURE_LIMIT:
         _CLOSURES.clear()
     _CLOSURES[id(e)] = (e, fn)
     return fn
@@ -400,7 +401,7 @@ def evaluate(e: Expr, env: Mapping[str, Any]) -> Any:
             fn = compile_expr(e)
         except (_Unknown, TypeError):
             fn = None
-        if len(_COMPILED) >= _MEMO_LIMIT:
+        if len(_COMPILED) >= _CLOSURE_LIMIT:
             _COMPILED.clear()
         _COMPILED[id(e)] = (e, fn)
     if fn is None:

@@ -833,9 +833,14 @@ class _Walker:
         return S.UNKNOWN
 
     def binary(self, node) -> Expr:
-        op = self._op(node)
-        left = node.child_by_field_name("left")
-        right = node.child_by_field_name("right")
+        ch = node.children
+        if len(ch) == 3:   # left, operator, right (no comment or error between): one call, not three
+            left, op_node, right = ch
+            op = self.text(op_node)
+        else:
+            op = self._op(node)
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
         a = self.expr(left)
         b = self.expr(right)
         if op in ("+", "-", "*", "/"):

@@ -35,7 +35,7 @@ class Finding:
     estimate: dict = field(default_factory=dict, compare=False, hash=False)
 
     def sort_key(self):
-        return (self.path, self.line, self.col, self.code)
+        return (self.path, self.line, self.col, self.code, self.message)
 
 
 @dataclass(frozen=True)

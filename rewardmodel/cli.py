@@ -40,7 +40,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--data", action="append", help="data directory (default corpus/data)")
     t.add_argument("--out", help="model file (default: the packaged default model)")
     t.add_argument("--target", choices=["log_ratio", "log_time"], default=None,
-                   help="default: the one EVAL.md kept, else log_ratio")
+                   help="default: the one the last eval kept (eval_choice.json), else log_ratio")
     e = sub.add_parser("eval", help="held-out evaluation; writes rewardmodel/EVAL.md")
     e.add_argument("--data", action="append")
     e.add_argument("--out", help="markdown file (default rewardmodel/EVAL.md)")
@@ -64,16 +64,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _default_target() -> str:
-    from .evaluate import EVAL_MD
-
-    if EVAL_MD.exists():
-        for line in EVAL_MD.read_text().splitlines():
-            if line.startswith("Kept: **"):
-                return line.split("**")[1]
-    return "log_ratio"
-
-
 def cmd_train(ns) -> int:
     from . import dataset
     from .surrogate import DEFAULT_MODEL, Surrogate, SurrogateConfig
@@ -82,13 +72,17 @@ def cmd_train(ns) -> int:
     if len(table) < 20:
         print(f"error: only {len(table)} measured rows match current samples; nothing to train on", file=sys.stderr)
         return 2
-    target = ns.target or _default_target()
+    from .evaluate import load_choice
+
+    choice = load_choice()
+    target = ns.target or choice["target"]
     t0 = time.time()
-    model = Surrogate(SurrogateConfig(target=target)).fit(table.X, table.time_ms, groups=table.family)
+    config = SurrogateConfig(target=target, max_depth=int(choice.get("max_depth", 6)))
+    model = Surrogate(config).fit(table.X, table.time_ms, groups=table.family)
     out = Path(ns.out) if ns.out else DEFAULT_MODEL
     model.save(out)
     print(f"trained on {len(table)} rows ({len(set(table.family))} families), target {target}, "
-          f"interval scale {model.scale_:.2f}, {time.time() - t0:.1f}s -> {out}")
+          f"depth {config.max_depth}, interval scale {model.scale_:.2f}, {time.time() - t0:.1f}s -> {out}")
     return 0
 
 
@@ -113,6 +107,8 @@ def cmd_eval(ns) -> int:
     files = [p.name for p in store.part_files(ns.data or (store.DATA_DIR,))]
     out = Path(ns.out) if ns.out else evaluate.EVAL_MD
     text = evaluate.write_markdown(result, table, dataset.noise_floor(ns.data), out, files, time.time() - t0)
+    if not ns.out:
+        evaluate.save_choice(result)
     if ns.json:
         js = {k: {n: asdict(s) for n, s in v.items()} for k, v in result.items()
               if k in ("family", "random", "handwritten", "target_scores") and v}

@@ -140,7 +140,7 @@ def test_eval_pipeline_writes_the_report(table, tmp_path):
     from rewardmodel import evaluate
 
     tiny = SurrogateConfig(n_estimators=20, quantile_estimators=10, max_depth=3, calibration_folds=2)
-    result = evaluate.evaluate(table, tiny, k_family=3, k_random=2, log=lambda m: None)
+    result = evaluate.evaluate(table, tiny, k_family=3, k_random=2, depths=(3,), log=lambda m: None)
     assert result["target"] in ("log_ratio", "log_time")
     for split in ("family", "random"):
         s = result[split]

@@ -67,6 +67,11 @@ def measure_now(n: int, counters_share: float) -> dict:
                 got = list(prof.run([j for j in jobs if j.id in set(counted)], counters=set(counted)))
                 t_ncu = time.perf_counter() - t0
                 with_counters = sum(bool(m.counters) for m in got)
+    one_only = {"worker_start_s": t_worker, "first_measurement_with_worker_start_s": t_cold,
+                "one_measurement_s": t_one, "one_measurement_cached_s": t_one_warm,
+                "one_measurement_status": one.status, "one_measurement_kernel_ms": one.time_ms}
+    if not jobs:
+        return one_only
     compile_s = [m.compile_s for m in ms if not m.cached and m.compile_s == m.compile_s]
     run_s = [m.run_s for m in ms if m.run_s == m.run_s]
     return {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from functools import lru_cache
 from types import ModuleType
 
@@ -23,7 +24,11 @@ def families() -> dict[str, ModuleType]:
     for info in pkgutil.iter_modules(__path__):
         if info.name in _NOT_FAMILIES or info.name.startswith("_"):
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+        try:
+            module = importlib.import_module(f"{__name__}.{info.name}")
+        except Exception as exc:  # one broken family must not hide the others
+            print(f"warning: family module {info.name} failed to import: {type(exc).__name__}: {exc}", file=sys.stderr)
+            continue
         if hasattr(module, "samples"):
             found[getattr(module, "NAME", info.name)] = module
     return dict(sorted(found.items()))
@@ -36,7 +41,8 @@ def all_samples(include_handwritten: bool = True) -> list[Sample]:
     if include_handwritten:
         try:
             from corpus import handwritten
-        except ImportError:  # not written yet
-            return out
-        out.extend(handwritten.samples())
+
+            out.extend(handwritten.samples())
+        except Exception as exc:  # a broken hand-written set must not hide the families
+            print(f"warning: corpus.handwritten failed: {type(exc).__name__}: {exc}", file=sys.stderr)
     return out

@@ -319,6 +319,15 @@ def per_family_md(scores: dict[str, Scores], roof: dict[str, Scores]) -> list[st
     return lines
 
 
+def why_missed(per_family: dict[str, Scores]) -> list[str]:
+    ranked = sorted(per_family.items(), key=lambda kv: _nz(kv[1].pairwise))
+    worst = [f"{f} ({_fmt(s.pairwise)})" for f, s in ranked[:3] if not math.isnan(s.pairwise)]
+    by_mape = sorted(per_family.items(), key=lambda kv: -kv[1].mape)[:2]
+    return [f"- lowest within-task accuracy on held-out families: {', '.join(worst)}; largest MAPE: "
+            + ", ".join(f"{f} ({_fmt(s.mape, True)})" for f, s in by_mape)
+            + " (MAPE is a mean of |error|/time, so a few large over-predictions dominate it)."]
+
+
 def verdict(scores: dict[str, Scores]) -> list[str]:
     s, r = scores["surrogate"], scores["roofline"]
     out = []
@@ -385,6 +394,7 @@ def write_markdown(result: dict, table: Table, noise: dict, path: Path = EVAL_MD
         *table_md(result["family"]),
         "",
         *verdict(result["family"]),
+        *why_missed(result["per_family"]),
         "",
         "Per held-out family (surrogate; Spearman within the family; the roofline's pairwise accuracy is 0.5):",
         "",
@@ -410,6 +420,11 @@ def write_markdown(result: dict, table: Table, noise: dict, path: Path = EVAL_MD
               "the measured row recorded (the driver's and ptxas' own numbers for that cubin).",
               "- The roofline baseline gives every variant of a task one time, so its within-task accuracy is "
               "0.5 and its regret is the mean regret of a random pick.",
+              "- Why targets are missed (our reading of the per-family table, not a measurement): the "
+              "worst families win or lose by effects the static features describe only in part: contention of "
+              "global atomics (histogram), multi-pass algorithms whose passes the features do not count (scan), "
+              "and data reuse through registers and L1/L2 that sector counts ignore (matmul, conv2d). Each is the "
+              "only family of its kind, so holding it out removes every example of that mechanism.",
               "- Coverage: fraction of test rows whose measured time lies in the stated interval (nominal "
               f"{100 * cfg.coverage:.0f}%, scaled on out-of-family folds inside each training set).",
               ""]

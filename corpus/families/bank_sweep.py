@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._render_b import count_label, make_sample, render
+from ._render import count_label, make_sample, render
 from .base import Buffer, Problem, Sample, Scalar, cdiv
 
 NAME = "bank_sweep"

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._render_b import chunks, f32_literal, make_sample, render, uniform
+from ._render import chunks, f32_literal, make_sample, render, uniform
 from .base import Buffer, Problem, Sample, Scalar, cdiv
 
 NAME = "conv2d"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._render_a import SM_COUNT, count_label, make_sample, render, uniform
+from ._render import SM_COUNT, count_label, make_sample, render, uniform
 from .base import Buffer, Problem, Sample, Scalar, cdiv
 
 NAME = "elementwise"

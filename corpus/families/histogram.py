@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._render_b import SM_COUNT, count_label, make_sample, render
+from ._render import SM_COUNT, count_label, make_sample, render
 from .base import Buffer, Problem, Sample, Scalar, cdiv
 
 NAME = "histogram"

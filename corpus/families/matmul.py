@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._render_a import F32_EPS, make_sample, render, uniform
+from ._render import F32_EPS, make_sample, render, uniform
 from .base import Buffer, Problem, Sample, Scalar, cdiv
 
 NAME = "matmul"

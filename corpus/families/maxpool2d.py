@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._render_b import SM_COUNT, make_sample, render, uniform
+from ._render import SM_COUNT, make_sample, render, uniform
 from .base import Buffer, Problem, Sample, Scalar, cdiv
 
 NAME = "maxpool2d"

@@ -12,7 +12,7 @@ import textwrap
 
 import numpy as np
 
-from ._render_a import F32_EPS, SM_COUNT, THREADS_PER_SM, count_label, make_sample, render, uniform
+from ._render import F32_EPS, SM_COUNT, THREADS_PER_SM, count_label, make_sample, render, uniform
 from .base import Buffer, Problem, Sample, Scalar, cdiv
 
 NAME = "reduction"

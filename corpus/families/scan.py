@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._render_b import chunks, count_label, make_sample, render, uniform
+from ._render import chunks, count_label, make_sample, render, uniform
 from .base import Buffer, Problem, Sample, Scalar, cdiv
 
 NAME = "scan"

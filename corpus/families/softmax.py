@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._render_a import count_label, make_sample, normal, render
+from ._render import count_label, make_sample, normal, render
 from .base import Buffer, Problem, Sample, Scalar, cdiv
 
 NAME = "softmax"

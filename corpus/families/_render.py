@@ -1,4 +1,4 @@
-"""Shared helpers for the families elementwise .. layernorm: labels, inputs, Sample assembly.
+"""Shared helpers of the template families: labels, templates, inputs, Sample assembly.
 
 Private to those modules (the leading underscore keeps family discovery away).
 """
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import string
 import textwrap
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -19,6 +19,8 @@ THREADS_PER_SM = 2048
 
 # float32 unit roundoff: the scale of one rounding error in a sum.
 F32_EPS = 2.0**-24
+# Largest static __shared__ allocation one block may declare.
+STATIC_SMEM_LIMIT = 48 * 1024
 
 
 def count_label(n: int) -> str:
@@ -46,9 +48,21 @@ def normal(rng: np.random.Generator, n: int, scale: float = 1.0, shift: float = 
     return out
 
 
+def chunks(n: int, step: int) -> Iterator[tuple[int, int]]:
+    """[0, n) in pieces of `step`: references work chunk by chunk so float64
+    temporaries stay cache-sized and large sizes build in about a second."""
+    for lo in range(0, n, step):
+        yield lo, min(n, lo + step)
+
+
 def render(template: str, **consts: Any) -> str:
     """Dedent a CUDA template and substitute its $NAME placeholders (all must be given)."""
     return string.Template(textwrap.dedent(template).lstrip("\n")).substitute(**consts)
+
+
+def f32_literal(x: float) -> str:
+    """A float literal that reads back as exactly np.float32(x)."""
+    return np.format_float_positional(np.float32(x), unique=True, trim="0") + "f"
 
 
 def make_sample(
@@ -70,15 +84,15 @@ def make_sample(
     rtol: float,
     smem: int = 0,
 ) -> Sample:
-    """A Sample of one of our families: fills the problem path and the baseline flag."""
+    """A Sample of one of these families: fills the problem path and the baseline flag."""
     return Sample(
         family=family,
         variant=variant,
         size=size,
         source=source,
         kernel=kernel,
-        grid=grid,
-        block=block,
+        grid=tuple(int(g) for g in grid),  # type: ignore[arg-type]
+        block=tuple(int(b) for b in block),  # type: ignore[arg-type]
         args=args,
         problem=f"corpus.families.{family}:problem",
         problem_kwargs=dict(problem_kwargs),

@@ -131,11 +131,21 @@ def _int(text: str, consts) -> int | None:
     return int(v) if isinstance(v, (int, float)) else None
 
 
-def _resources(program: Program, kernel: Function, settings: LintSettings, cache: dict, notes: list[str]) -> Resources:
+def _name_expressions(program: Program, kernels: list[str] | None) -> tuple[str, ...]:
+    """Template instantiations to compile: the ones asked for and the ones the file launches."""
+    out = {k.strip() for k in (kernels or []) if "<" in k}
+    for launch in program.launches:
+        if launch.template_args:
+            out.add(f"{launch.kernel}<{', '.join(launch.template_args)}>")
+    return tuple(sorted(out))
+
+
+def _resources(program: Program, kernel: Function, settings: LintSettings, cache: dict, notes: list[str],
+               name_expressions: tuple[str, ...] = ()) -> Resources:
     if settings.ptxas:
         if "table" not in cache:
             try:
-                cache["table"] = ptxas_resources(program, settings.arch, settings.ptxas_backend)
+                cache["table"] = ptxas_resources(program, settings.arch, settings.ptxas_backend, name_expressions)
             except CompilerUnavailable as exc:
                 cache["table"] = {}
                 notes.append(f"ptxas unavailable ({exc}); registers are static estimates")
@@ -222,7 +232,8 @@ def _lint_source(source, path, settings, rules, launches, kernels) -> FileResult
             ka: KernelAccesses = analyze(program, kernel, targs)
             for note in ka.notes:
                 result.notes.append(f"{path}:{kernel.line}: kernel {kernel.name}: {note}")
-            resources = _resources(program, kernel, settings, res_cache, result.notes)
+            resources = _resources(program, kernel, settings, res_cache, result.notes,
+                                   _name_expressions(program, kernels) if settings.ptxas else ())
             ctx = KernelContext(program, kernel, ka, launch, source_of_block, arch, resources, settings.options,
                                 launch_smem=smem)
             contexts.append(ctx)

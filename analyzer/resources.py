@@ -196,10 +196,15 @@ def device_code(program: Program) -> str:
                   "", text, flags=re.M)
 
 
-def ptxas_resources(program: Program, arch: str, backend: str = "auto") -> dict[str, Resources]:
-    """ptxas figures per kernel name; raises CompilerUnavailable if no backend works."""
+def ptxas_resources(program: Program, arch: str, backend: str = "auto",
+                    name_expressions: tuple[str, ...] = ()) -> dict[str, Resources]:
+    """ptxas figures per kernel name; raises CompilerUnavailable if no backend works.
+
+    name_expressions (`reduce<256, float>`) instantiate template kernels under NVRTC; nvcc
+    instantiates those that the file's own host code launches.
+    """
     text = program.source.decode("utf-8", "replace")
-    key = hashlib.sha256(f"{arch}|{backend}|{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"{arch}|{backend}|{sorted(name_expressions)}|{text}".encode()).hexdigest()[:24]
     cached = cache_dir() / f"{key}.json"
     if cached.exists():
         try:
@@ -211,7 +216,8 @@ def ptxas_resources(program: Program, arch: str, backend: str = "auto") -> dict[
     order = ["nvrtc", "nvcc"] if backend == "auto" else [backend]
     for b in order:
         try:
-            result = compile_nvrtc(device_code(program), arch) if b == "nvrtc" else compile_nvcc(text, arch)
+            result = (compile_nvrtc(device_code(program), arch, tuple(name_expressions)) if b == "nvrtc"
+                      else compile_nvcc(text, arch))
             break
         except CompilerUnavailable as exc:
             errors.append(str(exc))

@@ -82,3 +82,22 @@ def test_static_estimate_is_marked():
     p = parse(SRC)
     r = estimate_registers(p, p.function("reduce_shuffle"))
     assert r.source == "estimate" and not r.measured and 16 <= r.registers <= 255
+
+
+def test_template_kernels_are_instantiated_for_ptxas(tmp_path, monkeypatch):
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from analyzer.lint import LintSettings, lint_source
+
+    monkeypatch.setenv("CUDAPERF_CACHE", str(tmp_path))
+    src = """template <int BLOCK, typename T>
+__global__ void reduce(const T* in, T* out, int n) {
+  __shared__ T s[BLOCK];
+  int i = blockIdx.x * BLOCK + threadIdx.x;
+  s[threadIdx.x] = i < n ? in[i] : T(0);
+  __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(out, s[0]);
+}
+"""
+    res = lint_source(src, "t.cu", kernels=["reduce<256, float>"], settings=LintSettings(ptxas=True, ptxas_backend="nvrtc"))
+    (k,) = res.kernels
+    assert k.registers_source == "ptxas (nvrtc)" and k.registers > 0, res.notes

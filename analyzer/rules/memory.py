@@ -20,7 +20,7 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
             yield ctx.finding(
                 r, access.line, access.col,
                 f"uncoalesced global {what} `{access.text}`: {_fmt(per)} sectors/request, ideal {_fmt(ideal)} "
-                f"({per / ideal:.1f}x the DRAM traffic; block {ctx.launch.block[0]}x{ctx.launch.block[1]}x{ctx.launch.block[2]} "
+                f"({per / ideal:.1f}x the sectors of a coalesced access; block {ctx.launch.block[0]}x{ctx.launch.block[1]}x{ctx.launch.block[2]} "
                 f"from {ctx.launch_source}){assumed}",
                 sectors_per_request=round(per, 3), ideal_sectors_per_request=round(ideal, 3),
                 address=S.to_str(access.address), array=access.array)

@@ -281,8 +281,6 @@ class _Walker:
                 self.ptrs[prm.name] = _Ptr(prm.name, S.const(0), self.resolve(prm.type), size, "global")
             else:
                 self.g.add_node(prm.name)
-        for name in S.BUILTIN_SYMBOLS:
-            pass
 
     # -- helpers
     def text(self, node) -> str:

@@ -59,6 +59,7 @@ class KernelContext:
     resources: Resources
     options: Options = field(default_factory=Options)
     param_defaults: dict = field(default_factory=dict)
+    launch_smem: int = 0              # dynamic shared memory of the launch, bytes
 
     @cached_property
     def points(self) -> models.PointCache:
@@ -112,8 +113,6 @@ class KernelContext:
         dynamic = self.launch_smem
         return models.occupancy(self.arch, self.launch.threads, self.resources.registers, smem + dynamic)
 
-    launch_smem: int = 0
-
     def finding(self, rule: "Rule", line: int, col: int, message: str, **estimate) -> Finding:
         return Finding(rule.code, rule.name, rule.severity, message, self.program.path, line, col, self.kernel.name,
                        estimate)
@@ -157,8 +156,11 @@ class Rule:
     severity: str
     summary: str
     doc: str
-    check: Callable[..., Iterable[Finding]]
+    fn: Callable[..., Iterable[Finding]]   # fn(context, rule)
     scope: str = "kernel"             # "kernel" or "file"
+
+    def check(self, ctx) -> Iterable[Finding]:
+        return self.fn(ctx, self)
 
     def explain(self) -> str:
         return f"{self.code} {self.name} ({self.severity})\n\n{self.summary}\n\n{self.doc.strip()}\n"
@@ -174,9 +176,7 @@ def rule(code: str, name: str, severity: str, summary: str, doc: str, scope: str
     def wrap(fn):
         if code in _REGISTRY:
             raise ValueError(f"duplicate rule code {code}")
-        r = Rule(code, name, severity, summary, textwrap.dedent(doc), None, scope)  # type: ignore[arg-type]
-        r = Rule(code, name, severity, summary, textwrap.dedent(doc), lambda ctx, _r=r: fn(ctx, _r), scope)
-        _REGISTRY[code] = r
+        _REGISTRY[code] = Rule(code, name, severity, summary, textwrap.dedent(doc), fn, scope)
         return fn
 
     return wrap

@@ -17,8 +17,10 @@ test: install
 test-fast: install
 	$(PYTHON) -m pytest -q -m "not slow"
 
+# CPU benchmarks (bench/profiler_speed.py needs the GPU: see corpus/README.md)
 bench: install
 	$(PYTHON) bench/lint_speed.py
+	$(PYTHON) bench/surrogate_speed.py
 
 # The main job on the embedded default: lint the example kernels that ship in the package.
 # Exit code 1 means "findings", which is what the examples are for.

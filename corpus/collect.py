@@ -286,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--retry-failed", action="store_true", help="also re-measure stored samples that did not end ok")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dry-run", action="store_true", help="print what would be measured and stop")
+    ap.add_argument("--gpu", help="with --dry-run on a machine without a GPU: plan against this GPU's stored rows "
+                                  "(e.g. 'NVIDIA H200')")
     args = ap.parse_args(argv)
 
     try:
@@ -302,6 +304,11 @@ def main(argv: list[str] | None = None) -> int:
 
     gpu_row = toolkit.nvidia_smi("name")
     gpu = gpu_row[0] if gpu_row else ""
+    if args.gpu and not gpu:
+        if not args.dry_run:
+            print("error: --gpu only plans (--dry-run); measuring needs the GPU itself", file=sys.stderr)
+            return 2
+        gpu = args.gpu
     dirs = {str(store.DATA_DIR), str(Path(args.out))}
     existing = store.read(sorted(dirs))
     skip = store.done_keys(existing, gpu, "main", None if not args.retry_failed else ["ok"]) if gpu else set()

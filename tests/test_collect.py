@@ -134,3 +134,15 @@ def test_chunk_noise_picks_are_clustered_and_sized():
     assert len(picked) in (9, 10) and len(set(picked)) == len(picked)
     assert all(by_id[p].sample_id in {r["sample_id"] for r in rows if r["status"] == "ok"} for p in picked)
     assert len({by_id[p].problem_kwargs["seed"] for p in picked}) <= 3  # at most 4 per problem
+
+
+def test_dry_run_plans_against_a_named_gpus_stored_rows(capsys):
+    """On a CPU machine, --gpu shows what a resumed collection on that GPU still has to measure."""
+    from corpus.collect import main
+
+    assert main(["--dry-run", "--gpu", "NVIDIA H200", "--family", "transpose"]) == 0
+    err = capsys.readouterr().err
+    line = next(l for l in err.splitlines() if "samples selected" in l)
+    selected, stored = (int(w) for w in (line.split()[1], line.split("selected, ")[1].split()[0]))
+    assert selected > 0 and 0 < stored <= selected  # the committed H200 rows count as done
+    assert main(["--gpu", "NVIDIA H200", "--family", "transpose", "--limit", "1"]) == 2

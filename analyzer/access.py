@@ -1084,7 +1084,25 @@ class _Walker:
             return None
         if t == "conditional_expression":
             return self.pointer(node.child_by_field_name("consequence"))
+        if t == "field_expression":
+            return self._pointer_field(node)
         return None
+
+    def _pointer_field(self, node) -> _Ptr | None:
+        """`p.x` / `p->x` where x is a pointer field of a known struct: a base of its own (`p.x`)."""
+        arg = node.child_by_field_name("argument")
+        fld = node.child_by_field_name("field")
+        if arg is None or fld is None or arg.type != "identifier":
+            return None
+        owner = self.types.get(self.text(arg), "")
+        struct = self.resolve(owner.rstrip("*").strip())
+        fields = self.p.fields.get(struct)
+        entry = fields.get(self.text(fld)) if fields else None
+        if entry is None or not entry[1].endswith("*"):
+            return None
+        pointee = self.resolve(entry[1].rstrip("*").strip())
+        size = self.size_of(pointee) or 4
+        return _Ptr(f"{self.text(arg)}.{self.text(fld)}", S.const(0), pointee, size, "global")
 
     def _retype(self, p: _Ptr, type_text: str) -> _Ptr:
         base = type_text.replace("*", " ").replace("const", " ").replace("volatile", " ").replace("__restrict__", " ")

@@ -568,11 +568,16 @@ class _Builder:
             if f.type != "field_declaration":
                 continue
             ftype = f.child_by_field_name("type")
-            size = type_size(self.text(ftype), self.structs) if ftype is not None else None
-            if size is None:
-                return
+            base_size = type_size(self.text(ftype), self.structs) if ftype is not None else None
             for d in f.children_by_field_name("declarator"):
                 count = 1
+                stars = 0
+                while d is not None and d.type == "pointer_declarator":
+                    stars += 1   # a pointer field: 8 bytes, whatever it points to
+                    d = d.child_by_field_name("declarator")
+                size = 8 if stars else base_size
+                if size is None:
+                    return
                 while d is not None and d.type == "array_declarator":
                     n = eval_constant(self.text(d.child_by_field_name("size")), self.constants) if d.child_by_field_name("size") else None
                     if not isinstance(n, int):
@@ -582,7 +587,7 @@ class _Builder:
                 align = min(size, 16)
                 total = -(-total // align) * align  # natural alignment, as the compiler lays it out
                 if d is not None:
-                    offsets[self.text(d)] = (total, self.text(ftype))
+                    offsets[self.text(d)] = (total, self.text(ftype) + "*" * stars)
                 total += size * count
         if total:
             self.structs[self.text(name)] = total

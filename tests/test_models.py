@@ -148,3 +148,16 @@ def test_roofline():
     a = models.arch("sm_90")
     assert models.roofline_seconds(a, 4.3e12, 0) == pytest.approx(1.0)
     assert models.roofline_seconds(a, 0, 67e12) == pytest.approx(1.0)
+
+
+def test_pointer_fields_of_structs_are_accessed_bases():
+    src = """struct Particles { float* x; float* y; const float* vx; int n; };
+    __global__ void push(Particles p, float dt) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      p.x[i] += dt * p.vx[i];
+      p.y[i * 32] = 0.0f;
+    }"""
+    items = estimates("push", models.Launch(block=(256, 1, 1)), src)
+    by_base = {(a.array, a.kind): e for a, e in items}
+    assert by_base[("p.x", "load")].per_request == 4 and by_base[("p.vx", "load")].per_request == 4
+    assert by_base[("p.y", "store")].per_request == 32

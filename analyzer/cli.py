@@ -156,7 +156,7 @@ def lint_command(ns: argparse.Namespace) -> int:
         extra_ignores = cfg.ignores_for(path)
         if extra_ignores:
             per_file = {c: r for c, r in chosen.items() if not any(c.startswith(p.upper()) for p in extra_ignores)}
-        launches = _LaunchesFor(spec) if use_spec else None
+        default_launch = spec if use_spec else None
         if path.suffix == ".py":
             try:
                 embedded = extract(text)
@@ -165,7 +165,7 @@ def lint_command(ns: argparse.Namespace) -> int:
                 continue
             merged = FileResult(display)
             for emb in embedded:
-                sub = lint_source(emb.source, display, settings=settings, rules=per_file, launches=launches)
+                sub = lint_source(emb.source, display, settings=settings, rules=per_file, default_launch=default_launch)
                 for f in sub.findings:
                     line, col = emb.to_python(f.line, f.col)
                     merged.findings.append(dataclasses.replace(f, line=line, col=col))
@@ -175,7 +175,7 @@ def lint_command(ns: argparse.Namespace) -> int:
                 merged.suppressed += sub.suppressed
             results.append(merged)
             continue
-        res = lint_source(text, display, settings=settings, rules=per_file, launches=launches)
+        res = lint_source(text, display, settings=settings, rules=per_file, default_launch=default_launch)
         res.contexts = []
         results.append(res)
         notes.extend(res.notes)
@@ -200,23 +200,6 @@ def lint_command(ns: argparse.Namespace) -> int:
     if any(r.findings for r in results) and not ns.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
-
-
-class _LaunchesFor(dict):
-    """The same command-line launch for every kernel."""
-
-    def __init__(self, spec):
-        super().__init__()
-        self.spec = spec
-
-    def get(self, key, default=None):
-        return self.spec
-
-    def __contains__(self, key):
-        return True
-
-    def __getitem__(self, key):
-        return self.spec
 
 
 # ------------------------------------------------------------------ rules / explain

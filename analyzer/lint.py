@@ -182,10 +182,11 @@ def summarize(ctx: KernelContext) -> KernelSummary:
 
 def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSettings | None = None,
                 rules: Mapping[str, Rule] | None = None, launches: Mapping[str, LaunchSpec] | None = None,
-                kernels: list[str] | None = None) -> FileResult:
+                kernels: list[str] | None = None, default_launch: LaunchSpec | None = None) -> FileResult:
     """Findings and per-kernel estimates for one CUDA source.
 
     launches: per kernel name (or name expression), what is known of its launch.
+    default_launch: the launch of every kernel that `launches` does not name.
     kernels: restrict the analysis to these kernels (names or name expressions).
     """
     # The analysis allocates ~10^5 short-lived tuples per file; the cyclic collector's passes
@@ -195,13 +196,13 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
     if paused:
         gc.disable()
     try:
-        return _lint_source(source, path, settings, rules, launches, kernels)
+        return _lint_source(source, path, settings, rules, launches, kernels, default_launch)
     finally:
         if paused:
             gc.enable()
 
 
-def _lint_source(source, path, settings, rules, launches, kernels) -> FileResult:
+def _lint_source(source, path, settings, rules, launches, kernels, default_launch) -> FileResult:
     settings = settings or LintSettings()
     rules = all_rules() if rules is None else rules
     program = parse(source, path)
@@ -219,7 +220,7 @@ def _lint_source(source, path, settings, rules, launches, kernels) -> FileResult
     for kernel in program.kernels:
         if wanted is not None and kernel.name not in wanted:
             continue
-        spec = launches.get(kernel.name)
+        spec = launches.get(kernel.name, default_launch)
         expr_targs: list[str] = []
         if wanted is not None:
             full, expr_targs = wanted[kernel.name]

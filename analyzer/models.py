@@ -711,8 +711,7 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
         for g in guards:
             needed |= S.symbols(g)
         for lp in loops:
-            needed |= S.symbols(lp.init) | (S.symbols(lp.cond) if lp.cond else set()) | (
-                S.symbols(lp.step[1]) if lp.step else set())
+            needed |= _loop_symbols(lp)
     cache = cache or PointCache()
     if given_needed:
         env, _, key = cache.bind(launch, needed, defaults, MAX_THREADS)

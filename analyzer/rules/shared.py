@@ -45,9 +45,7 @@ def _cross_thread(ctx: KernelContext, store, load) -> bool | None:
     launch = ctx.launch
     env0 = models.thread_env(launch, 1024)
     n = env0["threadIdx.x"].shape[0]
-    needed = S.symbols(store.address) | S.symbols(load.address)
-    for g in store.guards + load.guards:
-        needed |= S.symbols(g)
+    needed = models.access_symbols(store) | models.access_symbols(load)  # loop bounds too: iterations need them
     env, _ = models.bind_params(env0, launch.args, needed, ctx.param_defaults)
     loops = load.loops if len(load.loops) >= len(store.loops) else store.loops
     for point, _w in models.iterations(loops, env, 2, [4]):

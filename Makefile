@@ -1,13 +1,13 @@
 PYTHON ?= python3
 PIP    ?= $(PYTHON) -m pip
 
-.PHONY: install install-lint test test-fast bench demo lint clean
+.PHONY: install install-lint test test-fast bench demo lint clean rl-demo
 
 # Light install: what the lint path and the pre-commit hook need.
 install-lint:
 	$(PIP) install -q -e .
 
-# Everything the tests need (no GPU, no torch).
+# Everything the tests need (no GPU; torch's CPU build).
 install:
 	$(PIP) install -q -e '.[test]'
 
@@ -21,11 +21,16 @@ test-fast: install
 bench: install
 	$(PYTHON) bench/lint_speed.py
 	$(PYTHON) bench/surrogate_speed.py
+	$(PYTHON) bench/rl_budget.py
 
 # The main job on the embedded default: lint the example kernels that ship in the package.
 # Exit code 1 means "findings", which is what the examples are for.
 demo: install-lint
 	$(PYTHON) -m analyzer lint --show-estimates $$($(PYTHON) -c 'import analyzer.examples as e; print(e.DIR)') ; test $$? -le 1
+
+# The RL loop on a CPU: the demo config, rewards from the surrogate plus replayed H200 measurements.
+rl-demo: install
+	$(PYTHON) -m rl train demo
 
 # Lint our own CUDA sources (the corpus kernels) with our own linter.
 lint: install-lint

@@ -90,6 +90,7 @@ class RewardCore:
         self.measured: dict[str, RealAnswer] = {}
         self._baseline_real: dict[str, float | None] = {}
         self.seen_ids: set[str] = set()
+        self.real_log: list[dict[str, Any]] = []     # each new real answer beside the surrogate's prediction
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -206,6 +207,12 @@ class RewardCore:
                 got = self._measure([samples[i] for i in idx])
                 for i, a in zip(idx, got):
                     real[i] = a
+                    if a is not None:
+                        self.real_log.append({"task_id": task.id, "sample_id": a.sample_id,
+                                              "variant": samples[i].variant, "status": a.status,
+                                              "measured_ms": a.time_ms, "predicted_ms": _f(pred[i]),
+                                              "interval_ms": [_f(lo[i]), _f(hi[i])], "cost_s": a.cost_s,
+                                              "origin": a.origin})
                 if self.scheduler is not None and self.model is not None:
                     new = [(statics[i].x, a, pred[i]) for i, a in zip(idx, got) if a is not None and a.ok]
                     self.scheduler.observe(self.model, [x for x, _, _ in new], [a.time_ms for _, a, _ in new],
@@ -282,3 +289,6 @@ class RewardCore:
         if self.oracle is not None:
             self.oracle.close()
 
+
+def _f(x) -> float | None:
+    return float(x) if x is not None and np.isfinite(x) else None

@@ -316,10 +316,13 @@ def train(cfg: TrainConfig, *, oracle=None, model=None, judge: Judge | None = No
         "config": asdict(cfg),
     }
     (out / "summary.json").write_text(json.dumps(result.summary, indent=1, default=_jsonable))
+    with (out / "real_vs_surrogate.jsonl").open("w") as f:
+        for r in core.real_log:
+            f.write(json.dumps(r, default=_jsonable) + "\n")
     (out / "best.json").write_text(json.dumps(result.best, indent=1, default=_jsonable))
     if cfg.plot:
         try:
-            plot_curve(result.steps, out / "learning_curve.png", cfg.name)
+            plot_curve(result.steps, out / "learning_curve.png", cfg.name, evals, period=max(1, -(-len(tasks) // cfg.tasks_per_step)))
         except ImportError:
             log("[train] matplotlib is not installed: no learning-curve PNG (pip install matplotlib)")
     log(f"[train] done in {result.summary['wall_s']:.0f}s: {key} {result.summary['curve_start']:.3f} -> "
@@ -367,7 +370,10 @@ class _progress:
             self.bar.close()
 
 
-def plot_curve(steps: list[dict], path: Path, title: str) -> None:
+def plot_curve(steps: list[dict], path: Path, title: str, evals: list[dict] | None = None, period: int = 5) -> None:
+    """Left: speedups per step (each step's tasks differ; the moving mean spans one pass over the
+    tasks) and the greedy evaluation on all tasks. Right: real share and the surrogate's rank
+    correlation with the real answers before and after each refit."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -380,11 +386,11 @@ def plot_curve(steps: list[dict], path: Path, title: str) -> None:
         ys = [r.get(key, math.nan) for r in steps]
         if any(math.isfinite(y) for y in ys):
             a1.plot(x, ys, label=label)
-            w = min(5, len(ys))
+            w = min(period, len(ys))
             if w > 1:
                 sm = np.convolve(np.nan_to_num(ys, nan=np.nanmean(ys)), np.ones(w) / w, mode="valid")
                 a1.plot(x[w - 1:], sm, "--", alpha=0.7, label=f"{label}, {w}-step mean")
-    ev = [(r["step"], r.get("eval_speedup_true", r.get("eval_speedup_reported"))) for r in steps
+    ev = [(r["step"], r.get("eval_speedup_true", r.get("eval_speedup_reported"))) for r in (evals or steps)
           if "eval_speedup_reported" in r]
     if ev:
         a1.plot([e[0] for e in ev], [e[1] for e in ev], "o-", lw=2, label="greedy policy on all tasks (evaluation)")

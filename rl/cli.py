@@ -1,0 +1,177 @@
+"""`python -m rl`: train, serve, tasks, evaluate.
+
+Exit codes: 0 done, 1 the candidate failed a gate (evaluate), 2 usage or input error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+
+
+def resolve_config(name: str) -> Path:
+    """A config path as given, or one of the shipped ones by name: `demo`, `configs/demo`, `gpu`."""
+    p = Path(name)
+    if p.exists():
+        return p
+    stem = p.name.removesuffix(".toml").removesuffix(".yaml")
+    for cand in (CONFIG_DIR / f"{stem}.toml", CONFIG_DIR / f"{stem}.yaml"):
+        if cand.exists():
+            return cand
+    shipped = ", ".join(sorted(c.stem for c in CONFIG_DIR.glob("*.toml")))
+    raise FileNotFoundError(f"{name}: no such config file (shipped configs: {shipped})")
+
+
+def cmd_train(ns) -> int:
+    from .config import ConfigError, load_config
+    from .train import train
+
+    overrides = {}
+    if ns.steps is not None:
+        overrides["steps"] = ns.steps
+    if ns.seed is not None:
+        overrides["seed"] = ns.seed
+    if ns.oracle is not None:
+        overrides["oracle"] = ns.oracle
+    try:
+        cfg = load_config(resolve_config(ns.config), overrides)
+    except (ConfigError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        result = train(cfg, out_dir=Path(ns.out) if ns.out else None, progress=not ns.quiet)
+    except (ValueError, RuntimeError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    s = result.summary
+    print(json.dumps({k: s[k] for k in ("name", "tasks", "episodes", "rewards", "real_answers", "real_share", "gpu_s",
+                                         "saved_s", "curve_metric", "curve_start", "curve_end", "best_speedup_mean",
+                                         "wall_s")}, indent=1, default=str))
+    return 0
+
+
+def cmd_tasks(ns) -> int:
+    from .tasks import UnknownTask, all_tasks, get
+
+    if ns.action == "list":
+        tasks = all_tasks()
+        for tid, t in tasks.items():
+            if ns.kind and t.kind != ns.kind:
+                continue
+            print(f"{tid}\t{t.kind}\t{len(t.candidates)} variants\tbaseline {t.baseline.variant}")
+        return 0
+    if ns.action == "show":
+        if not ns.task:
+            print("error: tasks show needs a task id", file=sys.stderr)
+            return 2
+        try:
+            t = get(ns.task)
+        except UnknownTask as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        from .submission import task_prompt
+
+        print(task_prompt(t))
+        return 0
+    print(f"error: unknown tasks action {ns.action!r}", file=sys.stderr)
+    return 2
+
+
+def cmd_evaluate(ns) -> int:
+    from .core import RewardCore
+    from .tasks import UnknownTask, get
+
+    try:
+        task = get(ns.task)
+    except UnknownTask as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        text = Path(ns.candidate).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        print(f"error: {ns.candidate}: no such file", file=sys.stderr)
+        return 2
+    except (UnicodeDecodeError, IsADirectoryError) as exc:
+        print(f"error: {ns.candidate}: cannot read as UTF-8 text ({type(exc).__name__})", file=sys.stderr)
+        return 2
+    if "```" not in text:       # a plain .cu file is its own code block
+        text = f"```cuda\n{text}\n```"
+    from .scheduler import Scheduler, SchedulerConfig
+
+    core = RewardCore.from_defaults(ns.oracle, scheduler=Scheduler(SchedulerConfig(budget=1.0)))
+    try:
+        s = core.score_texts([task.id], [text])[0]
+    finally:
+        core.close()
+    if ns.format == "json":
+        print(json.dumps(s.to_dict(), indent=1, default=str))
+    else:
+        print(_text(task, s))
+    return 1 if s.error else 0
+
+
+def _text(task, s) -> str:
+    lines = [f"task {task.id} ({task.kind}), baseline {task.baseline.variant}"]
+    gates = s.breakdown.get("gates", {})
+    for name, g in gates.items():
+        mark = {True: "pass", False: "FAIL", None: "----"}[g.get("passed")]
+        lines.append(f"  gate {name:20s} {mark}  {g.get('detail', '')}")
+    if s.time_ms:
+        lines.append(f"  time {s.time_ms:.4f} ms ({s.source})" + (f", {s.speedup:.2f}x the baseline" if s.speedup else ""))
+    for name, t in s.breakdown.get("terms", {}).items():
+        v = t.get("value")
+        lines.append(f"  term {name:12s} {'-' if v is None else f'{v:+.3f}'} x {t.get('weight')}  {t.get('why', '')}")
+    for f in s.findings:
+        lines.append(f"  finding {f}")
+    lines.append(f"reward {s.reward:.3f}" + (f"  ({s.error})" if s.error else ""))
+    return "\n".join(lines)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m rl", description="cudaperf RL: train, serve rewards, tasks")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("train", help="train the built-in policy (GRPO) from a config")
+    t.add_argument("config", help="a .toml/.yaml config, or a shipped one: demo, gpu")
+    t.add_argument("--steps", type=int, help="override the config's steps")
+    t.add_argument("--seed", type=int)
+    t.add_argument("--oracle", choices=["replay", "gpu", "ray", "none"])
+    t.add_argument("--out", help="run directory (default: the config's out_dir)")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    s = sub.add_parser("serve", help="the reward as a loopback HTTP service")
+    try:
+        from .server import add_arguments
+
+        add_arguments(s)
+    except ImportError as exc:          # the server's extra is not installed
+        s.set_defaults(_missing=f"the reward server needs starlette and uvicorn ({exc}): pip install 'cudaperf[rl]'")
+    k = sub.add_parser("tasks", help="list or show tasks")
+    k.add_argument("action", choices=["list", "show"])
+    k.add_argument("task", nargs="?")
+    k.add_argument("--kind", help="only tasks of this kind (family, torch, c)")
+    e = sub.add_parser("evaluate", help="score one candidate (a reply or a .cu file with a // launch: line)")
+    e.add_argument("task")
+    e.add_argument("candidate")
+    e.add_argument("--oracle", choices=["replay", "gpu", "none"], default="replay")
+    e.add_argument("--format", choices=["text", "json"], default="text")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    ns = parser().parse_args(argv)
+    if getattr(ns, "_missing", None):
+        print(f"error: {ns._missing}", file=sys.stderr)
+        return 2
+    if ns.cmd == "train":
+        return cmd_train(ns)
+    if ns.cmd == "serve":
+        from .server import run
+
+        return run(ns) or 0
+    if ns.cmd == "tasks":
+        return cmd_tasks(ns)
+    if ns.cmd == "evaluate":
+        return cmd_evaluate(ns)
+    return 2

@@ -1,0 +1,27 @@
+"""Softmax over the last dimension of a 2-D tensor."""
+import torch
+import torch.nn as nn
+
+ROWS = 4096
+COLS = 4096
+SIZES = {
+    "small": {"ROWS": 1024, "COLS": 1024},      # 4 MB in, 4 MB out
+    "medium": {"ROWS": 4096, "COLS": 4096},     # 64 MB in, 64 MB out
+    "large": {"ROWS": 8192, "COLS": 32768},     # 1 GiB in, 1 GiB out
+}
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(x, dim=-1)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS)]
+
+
+def get_init_inputs():
+    return []

@@ -16,6 +16,7 @@ Each query is the decoded prompt plus response, special tokens kept; the label i
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Sequence
 
 # absolute imports: OpenRLHF execs this file as a standalone module named "reward_func"
@@ -25,18 +26,26 @@ __all__ = ["PayloadError", "parse_request", "build_response", "get_reward", "rew
            "openrlhf_rows"]
 
 
+# end-of-turn tokens a chat template leaves after the reply (<|im_end|>, <|eot_id|>, </s>, <eos>,
+# <end_of_turn>, DeepSeek's full-width bars): the query is decoded with special tokens kept, and a
+# closing ``` followed by one on the same line would not close the code block
+_TRAILING_SPECIAL = re.compile(r"(?:\s*(?:<\|[^<>|\s]{1,40}\|>|<｜[^<>｜]{1,40}｜>|</s>|<eos>|<end_of_turn>))+\s*\Z")
+
+
 class PayloadError(ValueError):
     """A request body that is not OpenRLHF's reward request (the server answers 422 with it)."""
 
 
 def reply_from_query(query: str, prompt: str | None) -> str:
-    """The model's reply inside a query (prompt + response): the text after the prompt. When the
-    prompt does not appear verbatim (a tokenizer that does not round-trip), the whole query."""
+    """The model's reply inside a query (prompt + response): the text after the prompt, without
+    the end-of-turn tokens after it. When the prompt does not appear verbatim (a tokenizer that
+    does not round-trip), the whole query."""
+    reply = query
     if prompt:
         at = query.find(prompt)
         if at >= 0:
-            return query[at + len(prompt):]
-    return query
+            reply = query[at + len(prompt):]
+    return _TRAILING_SPECIAL.sub("", reply)
 
 
 def _str_list(payload: dict[str, Any], key: str, n: int | None) -> list[str] | None:

@@ -504,9 +504,18 @@ def _scalars(sample: Sample) -> tuple[dict[str, int | float], dict[str, str]]:
     return vals, dtypes
 
 
+def _launchable(task: Task) -> Sample:
+    """The task's baseline launch; tasks without one (torch tasks) take another reply format."""
+    if not isinstance(getattr(task, "baseline", None), Sample):
+        raise SubmissionError(f"task {task.id} ({task.kind}) has no baseline kernel launch: its replies are not "
+                              "a CUDA kernel with a // launch: line")
+    return task.baseline
+
+
 def parse_submission(task: Task, text: str) -> Sample:
     """A reply -> the candidate Sample: the code (launch line removed), the kernel and launch it
     states, and the baseline's arguments, problem and tolerances. SubmissionError otherwise."""
+    _launchable(task)
     code = extract_code(text)
     spec, source = split_launch(code)
     vals, dtypes = _scalars(task.baseline)
@@ -549,23 +558,29 @@ def launch_line(sample: Sample) -> str:
     return line + (f" smem={sample.smem}" if sample.smem else "")
 
 
-_REPLY_FORMAT = """Reply with exactly one ```cuda code block holding the whole kernel source, with one launch line inside it:
-  // launch: kernel=NAME grid=(EXPR, EXPR, EXPR) block=(X, Y, Z) smem=BYTES
-- grid and block take 1 to 3 components (missing ones are 1); smem is the dynamic shared memory in bytes (default 0).
-- kernel may be left out when the code has one extern "C" __global__ kernel; a template kernel is named by its instantiation (kernel=name<256>).
-- EXPR: integer arithmetic over the integer scalar arguments{names}: literals, + - * / % << >>, parentheses, cdiv(a, b) (ceiling division), min, max.
-- Device code only (compiled by NVRTC for sm_90: no host code, no main, no host or libc headers). The kernel must be extern "C" __global__ (or an instantiated template)."""
+_REPLY_FORMAT = "\n".join((
+    "Reply with exactly one ```cuda code block holding the whole kernel source, with one launch line inside it:",
+    "  // launch: kernel=NAME grid=(EXPR, EXPR, EXPR) block=(X, Y, Z) smem=BYTES",
+    "- grid and block take 1 to 3 components (missing ones are 1); smem is the dynamic shared memory in bytes "
+    "(default 0).",
+    '- kernel may be left out when the code has one extern "C" __global__ kernel; a template kernel is named by '
+    "its instantiation (kernel=name<256>).",
+    "- EXPR: integer arithmetic over the integer scalar arguments{names}: literals, + - * / % << >>, parentheses, "
+    "cdiv(a, b) (ceiling division), min, max.",
+    "- Device code only (compiled by NVRTC for {arch}: no host code, no main, no host or libc headers). "
+    'The kernel must be extern "C" __global__ (or an instantiated template).',
+))
 
 
 def reply_format(int_names: Sequence[str] = ()) -> str:
     """How a reply must look (the launch line's grammar), naming the scalars expressions may use."""
-    return _REPLY_FORMAT.format(names=f" ({', '.join(int_names)})" if int_names else "")
+    return _REPLY_FORMAT.format(names=f" ({', '.join(int_names)})" if int_names else "", arch=ARCH.name)
 
 
 def task_prompt(task: Task) -> str:
     """What a model needs to write a candidate: the task, the size, the exact parameter list, the
     tolerance, the baseline with its launch line, and the reply format."""
-    b = task.baseline
+    b = _launchable(task)
     vals, _ = _scalars(b)
     ints = [k for k, v in vals.items() if isinstance(v, int)]
     lines = [f"Task {task.id}: {task.description or task.family}".rstrip(),

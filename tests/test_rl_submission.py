@@ -11,7 +11,8 @@ from rl.submission import (SubmissionError, extract_code, kernels, launch_line, 
                            resolve_kernel, split_launch, task_prompt)
 from rl.tasks import get
 
-KERNEL = 'extern "C" __global__ void add(const float* x, float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = x[i]; }\n'
+KERNEL = ('extern "C" __global__ void add(const float* x, float* y, int n)\n'
+          "{ int i = threadIdx.x; if (i < n) y[i] = x[i]; }\n")
 SCALARS = {"n": 1000, "rows": 4096, "cols": 3000, "eps": 1e-5}
 DTYPES = {"n": "int32", "rows": "int32", "cols": "int32", "eps": "float32"}
 
@@ -264,3 +265,12 @@ def test_task_prompt_tolerance_roles_and_template_launch():
     assert f"kernel={task.baseline.kernel}" in p and "<" in task.baseline.kernel
     elem = task_prompt(get("elementwise/n1M"))
     assert "float a" in elem and "(n)" in elem     # only the integer scalar may size a launch
+
+
+def test_a_task_without_a_baseline_launch_is_refused_in_one_line():
+    from rl.tasks import Task
+
+    torch_like = Task("torch/gelu/small", "torch", None)   # torch tasks have no Sample baseline
+    for call in (lambda: task_prompt(torch_like), lambda: parse_submission(torch_like, fenced(KERNEL))):
+        with pytest.raises(SubmissionError, match=r"task torch/gelu/small \(torch\) has no baseline kernel launch"):
+            call()

@@ -319,6 +319,7 @@ class Points:
     env: dict
     weights: np.ndarray          # (P,)
     n: int                       # threads per point (whole warps)
+    memo: dict = field(default_factory=dict, repr=False, compare=False)   # S.evaluate's, for env
 
     @property
     def count(self) -> int:
@@ -365,12 +366,13 @@ def stack(points: list[tuple[dict, float]], n: int, varying: set[str] | None = N
 
 def stacked_mask(guards: tuple[S.Expr, ...], pts: Points) -> np.ndarray:
     """(P, n) active threads; a guard we cannot evaluate counts as true."""
-    mask = np.broadcast_to(np.asarray(pts.env["%valid"], dtype=bool), (pts.count, pts.n)).copy()
+    mask = np.empty((pts.count, pts.n), dtype=bool)
+    mask[...] = pts.env["%valid"]
     for g in guards:
-        v = S.evaluate(g, pts.env)
+        v = S.evaluate(g, pts.env, pts.memo)
         if v is None:
             continue
-        mask &= np.broadcast_to(np.asarray(v) != 0, mask.shape)
+        mask &= np.asarray(v) != 0
     return mask
 
 
@@ -426,17 +428,20 @@ class PointCache:
         if m is None:
             if guards:
                 m = self.mask(guards[:-1], pts_key, pts)
-                v = S.evaluate(guards[-1], pts.env)
+                v = S.evaluate(guards[-1], pts.env, pts.memo)
                 if v is not None:
-                    m = m & np.broadcast_to(np.asarray(v) != 0, m.shape)
+                    m = m & (np.asarray(v) != 0)   # v is a scalar or broadcasts to m
             else:
                 m = stacked_mask((), pts)
             self.masks[k] = m
         return m
 
 
+_SENTINEL = np.iinfo(np.int64).max   # sorts after every address; np.iinfo costs microseconds a call
+
+
 def _distinct_per_row(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    sentinel = np.iinfo(np.int64).max
+    sentinel = _SENTINEL
     v = np.where(valid, values, sentinel)
     v.sort(axis=1)
     new = np.empty(v.shape, dtype=bool)
@@ -488,7 +493,7 @@ def shared_wavefronts(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[
     valid = np.repeat(m[:, :, None], words_per_lane, axis=2).reshape(w, phases, lanes_per_phase * words_per_lane)
     rows = words.reshape(w * phases, -1)
     vrows = valid.reshape(w * phases, -1)
-    sentinel = np.iinfo(np.int64).max
+    sentinel = _SENTINEL
     v = np.where(vrows, rows, sentinel)
     order = np.argsort(v, axis=1, kind="stable")
     v = np.take_along_axis(v, order, axis=1)
@@ -509,7 +514,7 @@ def _shared_words(word: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarr
     """shared_wavefronts for accesses of at most 4 bytes: one phase, one word per lane.
 
     Per warp, the wavefronts are the largest number of distinct words in one bank."""
-    sentinel = np.iinfo(np.int64).max
+    sentinel = _SENTINEL
     v = np.where(m, word, sentinel)
     v.sort(axis=1)
     new = np.empty(v.shape, dtype=bool)
@@ -633,13 +638,13 @@ class EstimateBatch:
                 if not pts.count:
                     out[i] = Estimate(0.0, 0.0, 0.0, 0.0, assumed)
                     continue
-                addr = S.evaluate(a.address, pts.env)
+                addr = S.evaluate(a.address, pts.env, pts.memo)
                 if addr is None:
                     continue
                 addr = np.asarray(addr)
                 if addr.dtype.kind not in "iub":
                     continue
-                addr = np.broadcast_to(addr.astype(np.int64, copy=False), (pts.count, n)).reshape(-1)
+                addr = _rows(addr, pts.count, n)
                 pkey = (key, a.loops)
                 mask = cache.mask(a.guards, pkey, pts).reshape(-1)
                 groups.setdefault((a.space, a.elem_size), []).append(
@@ -673,6 +678,16 @@ class EstimateBatch:
         self.groups, self.dups = {}, []
 
 
+def _rows(addr: np.ndarray, count: int, n: int) -> np.ndarray:
+    """addr (a scalar, (n,), (P, 1) or (P, n) array) as int64 over all points and threads, flat
+    (np.broadcast_to is Python code and costs more than the copy)."""
+    if addr.shape == (count, n):
+        return addr.astype(np.int64, copy=False).reshape(-1)
+    out = np.empty((count, n), dtype=np.int64)
+    out[...] = addr
+    return out.reshape(-1)
+
+
 def _points_key(env: Mapping) -> tuple:
     return tuple(sorted((k, v) for k, v in env.items() if not isinstance(v, np.ndarray) and "." not in k))
 
@@ -683,13 +698,13 @@ def _estimate(access, env, n, launch, model, cache, max_iters, max_points, assum
     pts = cache.stacked(access.loops, env, n, max_iters, max_points, key)
     if not pts.count:
         return Estimate(0.0, 0.0, 0.0, 0.0, assumed)
-    addr = S.evaluate(access.address, pts.env)
+    addr = S.evaluate(access.address, pts.env, pts.memo)
     if addr is None:
         return None
     addr = np.asarray(addr)
     if addr.dtype.kind not in "iub":
         return None
-    addr = np.broadcast_to(addr.astype(np.int64, copy=False), (pts.count, n)).reshape(-1)
+    addr = _rows(addr, pts.count, n)
     mask = cache.mask(access.guards, (key, access.loops), pts).reshape(-1)
     r, u, i = model(addr, mask, access.elem_size)
     w = np.repeat(pts.weights, n // 32)
@@ -723,7 +738,7 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
         pts = cache.stacked(loops, env, n, max_iters, 64, key)
         if not pts.count:
             return None
-        v = S.evaluate(cond, pts.env)
+        v = S.evaluate(cond, pts.env, pts.memo)
         if v is None:
             return None
         values = np.broadcast_to(np.asarray(v) != 0, (pts.count, n)).reshape(-1, 32)

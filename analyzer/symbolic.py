@@ -17,6 +17,7 @@ exact affine/polynomial form where one exists (for display and checks).
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Mapping
 
 import numpy as np
@@ -313,101 +314,102 @@ def _int_op(fn, scalar):
 
 # Comparisons give numpy bools on arrays (numpy promotes them in arithmetic, as C does ints).
 _OPS = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _div, "%": _mod,
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": _div, "%": _mod,
     "<<": _shl, ">>": _shr,
     "&": _int_op(np.bitwise_and, lambda a, b: a & b), "|": _int_op(np.bitwise_or, lambda a, b: a | b),
     "^": _int_op(np.bitwise_xor, lambda a, b: a ^ b),
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
-    "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
-    "&&": lambda a, b: np.logical_and(a, b), "||": lambda a, b: np.logical_or(a, b),
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "==": operator.eq, "!=": operator.ne,
+    "&&": np.logical_and, "||": np.logical_or,
 }
+_UNARY = ("-", "+", "!", "~")
+
+_EVALUABLE: dict[int, tuple] = {}
 
 
-_CLOSURES: dict[int, tuple] = {}
-_CLOSURE_LIMIT = 1 << 13   # closures weigh more than sizes and symbol sets
-
-
-def _keep(e: Expr, fn):
-    if len(_CLOSURES) >= _CLOSURE_LIMIT:
-        _CLOSURES.clear()
-    _CLOSURES[id(e)] = (e, fn)
-    return fn
-
-
-def compile_expr(e: Expr):
-    """A closure computing `e` from an environment; raises _Unknown where it cannot.
-    Kept per expression object (by id, see `size`), not by value: no hashing of the tree."""
-    hit = _CLOSURES.get(id(e))
+def evaluable(e: Expr) -> bool:
+    """Whether every node of `e` is one `evaluate` knows (no loads, unknowns, or operators and
+    calls without a model), whichever branches a condition takes."""
+    t = e[0]
+    if t == "c" or t == "s":
+        return True
+    hit = _EVALUABLE.get(id(e))
     if hit is not None and hit[0] is e:
         return hit[1]
+    try:
+        if t == "b":
+            v = e[1] in _OPS and evaluable(e[2]) and evaluable(e[3])
+        elif t == "u":
+            v = e[1] in _UNARY and evaluable(e[2])
+        elif t == "?:":
+            v = evaluable(e[1]) and evaluable(e[2]) and evaluable(e[3])
+        elif t == "f":
+            v = e[1] in _CALLS and all(evaluable(a) for a in e[2])
+        else:
+            v = False
+    except TypeError:   # a malformed node
+        v = False
+    if len(_EVALUABLE) >= _MEMO_LIMIT:
+        _EVALUABLE.clear()
+    _EVALUABLE[id(e)] = (e, v)
+    return v
+
+
+def _ev(e: Expr, env: Mapping[str, Any], memo: dict | None) -> Any:
+    """The value of an evaluable expression; raises _Unknown for an unbound symbol.
+
+    memo: values of compound subexpressions for this `env`, by object id (the accesses of a
+    kernel share their index arithmetic: `i = blockIdx.x*blockDim.x + threadIdx.x` is computed
+    once per environment, not once per access that uses it)."""
     t = e[0]
     if t == "c":
-        v = e[1]
-        return _keep(e, lambda env: v)
+        return e[1]
     if t == "s":
-        name = e[1]
-
-        def load_symbol(env):
-            v = env.get(name)
-            if v is None:
-                raise _Unknown
-            return v
-        return _keep(e, load_symbol)
+        v = env.get(e[1])
+        if v is None:
+            raise _Unknown
+        return v
+    if memo is not None:
+        hit = memo.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
     if t == "b":
-        fn = _OPS.get(e[1])
-        if fn is None:
-            raise _Unknown
-        a, b = compile_expr(e[2]), compile_expr(e[3])
-        return _keep(e, lambda env: fn(a(env), b(env)))
-    if t == "u":
-        op, a = e[1], compile_expr(e[2])
+        v = _OPS[e[1]](_ev(e[2], env, memo), _ev(e[3], env, memo))
+    elif t == "?:":
+        c = _ev(e[1], env, memo)
+        if np.ndim(c):
+            v = np.where(c, _ev(e[2], env, memo), _ev(e[3], env, memo))
+        else:
+            v = _ev(e[2], env, memo) if c else _ev(e[3], env, memo)
+    elif t == "u":
+        a = _ev(e[2], env, memo)
+        op = e[1]
         if op == "-":
-            return _keep(e, lambda env: -a(env))
-        if op == "+":
-            return _keep(e, a)
-        if op == "!":
-            return _keep(e, lambda env: np.logical_not(a(env)))
-        if op == "~":
-            return _keep(e, lambda env: (lambda v: np.invert(v) if isinstance(v, np.ndarray) else ~int(v))(a(env)))
-        raise _Unknown
-    if t == "?:":
-        c, a, b = compile_expr(e[1]), compile_expr(e[2]), compile_expr(e[3])
-
-        def select(env):
-            cv = c(env)
-            if np.ndim(cv):
-                return np.where(cv, a(env), b(env))
-            return a(env) if cv else b(env)
-        return _keep(e, select)
-    if t == "f":
-        fn = _CALLS.get(e[1])
-        if fn is None:
-            raise _Unknown
-        args = [compile_expr(x) for x in e[2]]
-        return _keep(e, lambda env: fn(*[x(env) for x in args]))
-    raise _Unknown
-
-
-_COMPILED: dict[int, tuple] = {}   # id(expression) -> (expression, compiled or None)
-
-
-def evaluate(e: Expr, env: Mapping[str, Any]) -> Any:
-    """Value of `e` with symbols bound by `env` (scalars or numpy arrays), or None."""
-    hit = _COMPILED.get(id(e))
-    if hit is not None and hit[0] is e:
-        fn = hit[1]
+            v = -a
+        elif op == "+":
+            v = a
+        elif op == "!":
+            v = np.logical_not(a)
+        else:
+            v = np.invert(a) if isinstance(a, np.ndarray) else ~int(a)
     else:
-        try:
-            fn = compile_expr(e)
-        except (_Unknown, TypeError):
-            fn = None
-        if len(_COMPILED) >= _CLOSURE_LIMIT:
-            _COMPILED.clear()
-        _COMPILED[id(e)] = (e, fn)
-    if fn is None:
+        v = _CALLS[e[1]](*[_ev(x, env, memo) for x in e[2]])
+    if memo is not None:
+        if isinstance(v, np.ndarray):
+            v.flags.writeable = False   # shared by every later use: nobody may change it in place
+        memo[id(e)] = (e, v)
+    return v
+
+
+def evaluate(e: Expr, env: Mapping[str, Any], memo: dict | None = None) -> Any:
+    """Value of `e` with symbols bound by `env` (scalars or numpy arrays), or None.
+
+    memo: a dict kept with `env` (and only with that env) to share subexpression values
+    between calls; the values in it must not be modified."""
+    if not evaluable(e):
         return None
     try:
-        return fn(env)
+        return _ev(e, env, memo)
     except (_Unknown, TypeError, ValueError, OverflowError, ZeroDivisionError):
         return None
 

@@ -1,0 +1,13 @@
+// Naive port: one thread per row.
+extern "C" __global__ void banded_matvec_naive(int n, int band, const float* diags, const float* x, float* y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float acc = 0.0f;
+    for (int d = 0; d <= 2 * band; ++d) {
+        int c = i + d - band;
+        if (c >= 0 && c < n)
+            acc += diags[(size_t)d * n + i] * x[c];
+    }
+    y[i] = acc;
+}

@@ -1,0 +1,674 @@
+"""Evaluate a candidate for a `torch` task: gates, correctness, time, speedups, and the analysis.
+
+`evaluate_torch(task, candidate_path)`:
+
+1. loads the candidate (a Python module defining `ModelNew`, its CUDA built with
+   load_inline; compiled once per source hash on a GPU machine, not compiled at all on a
+   CPU one) and builds Model and ModelNew from the same init inputs under the same seed,
+   copying every parameter and buffer whose name and shape match;
+2. traces one forward (meta tensors without a GPU, the real inputs with one): which
+   extension functions it calls with which shapes, and which ATen ops it leaves to PyTorch;
+3. gates: it loads, it builds, it launches its own kernel, it does not leave the reference's
+   work to PyTorch, no cuBLAS/cuDNN/torch compute in its C++, no timers or events, its
+   extension is called on every forward, it is correct on 3 seeded inputs at the task's
+   tolerance (the last three need a GPU);
+4. static analysis of its CUDA strings: lint findings at Python positions, and per launch
+   (grid and block computed from the traced shapes) the reward's structural terms and the
+   surrogate's predicted time, summed over launches, with a per-kernel breakdown;
+5. times PyTorch eager, torch.compile and ModelNew in this one process (CUDA events,
+   warm-up, median), and per kernel with the profiler.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import statistics
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rewardmodel.reward import Gate, RewardConfig, Term
+
+from .torch_kind import INIT_SEED, TorchTask
+from .torch_static import BoundLaunch, CudaUnit
+from .torch_trace import (BuildError, Candidate, CandidateError, Trace, load_candidate, reference_ops,
+                          trace_forward)
+
+__all__ = ["KernelRow", "Timing", "Correctness", "TorchEvaluation", "evaluate_torch", "render_text",
+           "cmd_evaluate_torch", "library_calls", "timer_calls"]
+
+# torch:: / at:: names a wrapper may use: types, allocation, options, streams. Anything else
+# (torch::matmul, at::relu, torch::nn::functional ...) does the task for the candidate.
+_TORCH_OK = frozenset({
+    "Tensor", "TensorOptions", "ScalarType", "IntArrayRef", "ArrayRef", "Scalar", "Device", "DeviceType", "Half",
+    "BFloat16", "Layout", "MemoryFormat", "TensorAccessor", "PackedTensorAccessor32", "PackedTensorAccessor64",
+    "GenericPackedTensorAccessor", "RestrictPtrTraits", "DefaultPtrTraits", "TensorArg", "optional", "cuda",
+    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like",
+    "dtype", "device", "kCUDA", "kCPU", "kStrided", "elementSize", "toString", "ceil_div", "OptionalDeviceGuard",
+    "DeviceGuard", "kFloat", "kFloat32", "kFloat16", "kHalf", "kBFloat16", "kDouble", "kFloat64", "kLong", "kInt64",
+    "kInt", "kInt32", "kShort", "kInt16", "kChar", "kInt8", "kByte", "kUInt8", "kBool", "Contiguous",
+    "MemoryFormat", "check_dim", "checkAllSameGPU", "TensorIterator", "native",
+})
+_TORCH_CALL = re.compile(r"\b(?:torch|at)::((?:\w+::)*\w+)")
+_LIBRARY = re.compile(r"\b(cublas\w*|cublasLt\w*|cudnn\w*|cutlass::\w+|thrust::\w+|cub::Device\w*|cusparse\w*|"
+                      r"cufft\w*|curand\w*)")
+_TIMERS = re.compile(r"\b(clock|clock64|__globaltimer|cudaEvent\w*|cuEvent\w*|cudaGraph\w*|cudaStreamCreate\w*|"
+                     r"cudaStreamSynchronize|nanosleep|__nanosleep|std::chrono::\w+)\b|%globaltimer|%clock")
+_COMMENTS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+
+
+def _strip(source: str) -> str:
+    return _COMMENTS.sub(lambda m: '""' if m.group(0).startswith('"') else " ", source)
+
+
+def library_calls(sources: list[str]) -> list[str]:
+    """Library or torch compute calls in the C++/CUDA text (comments and strings ignored)."""
+    found: set[str] = set()
+    for s in sources:
+        text = _strip(s)
+        for m in _TORCH_CALL.finditer(text):
+            first = m.group(1).split("::")[0]
+            if first not in _TORCH_OK:
+                found.add(m.group(0))
+        found.update(m.group(0) for m in _LIBRARY.finditer(text))
+    return sorted(found)
+
+
+def timer_calls(sources: list[str]) -> list[str]:
+    return sorted({m.group(0) for s in sources for m in _TIMERS.finditer(_strip(s))})
+
+
+@dataclass
+class KernelRow:
+    """One launch of one kernel, as a traced forward makes it."""
+
+    kernel: str
+    function: str                    # the extension function (wrapper) whose call made it
+    call: int                        # 1-based index of that call in the forward
+    where: str                       # path:line:col of the `<<<` site (Python position where it maps)
+    grid: tuple[int, int, int] | None
+    block: tuple[int, int, int] | None
+    smem: int | None
+    args: dict[str, float]
+    call_bytes: int                  # bytes of the tensors the call takes and returns
+    in_loop: bool = False
+    terms: dict[str, Term] = field(default_factory=dict)
+    structural: float | None = None  # sum of value x weight of its terms
+    predicted_ms: float | None = None
+    measured_ms: float | None = None
+    unresolved: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Timing:
+    eager_ms: float | None = None
+    compile_ms: float | None = None
+    candidate_ms: float | None = None
+    reps: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Correctness:
+    passed: bool | None
+    seeds: tuple[int, ...] = ()
+    max_abs_diff: float | None = None
+    detail: str = ""
+
+
+@dataclass
+class TorchEvaluation:
+    task: str
+    candidate: str
+    device: str
+    gates: dict[str, Gate] = field(default_factory=dict)
+    correctness: Correctness = field(default_factory=lambda: Correctness(None))
+    timing: Timing = field(default_factory=Timing)
+    speedup_eager: float | None = None
+    speedup_compile: float | None = None
+    findings: list[str] = field(default_factory=list)
+    kernels: list[KernelRow] = field(default_factory=list)
+    terms: dict[str, Term] = field(default_factory=dict)      # over all launches, weighted by predicted time
+    predicted_ms: float | None = None                          # the surrogate's sum over launches
+    reward: float = 0.0
+    torch_ops: list[str] = field(default_factory=list)         # ATen compute ops the forward left to PyTorch
+    reference_ops: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def failed_gate(self) -> str | None:
+        return next((k for k, g in self.gates.items() if g.passed is False), None)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["failed_gate"] = self.failed_gate
+        return d
+
+
+# ------------------------------------------------------------------ model building
+
+def _build_models(task: TorchTask, cand: Candidate, device: str):
+    """(reference, candidate) built from the same init inputs under the same seed, parameters copied."""
+    import torch
+
+    ref = task.reference_model(device, INIT_SEED)
+    init = task.init_inputs()
+    with cand.active():
+        torch.manual_seed(INIT_SEED)
+        with torch.device(device):
+            new = cand.module.ModelNew(*init)
+    if not isinstance(new, torch.nn.Module):
+        raise CandidateError(f"ModelNew(*get_init_inputs()) is a {type(new).__name__}, not an nn.Module")
+    new = new.to(device).eval()
+    ref_state = ref.state_dict()
+    new_state = new.state_dict()
+    shared = {k: v for k, v in ref_state.items() if k in new_state and new_state[k].shape == v.shape}
+    if shared:
+        new.load_state_dict(shared, strict=False)
+    return ref, new, (len(shared), len(new_state))
+
+
+# ------------------------------------------------------------------ gates from the trace
+
+def _launch_gate(trace: Trace, units: list[CudaUnit]) -> Gate:
+    if not trace.ok:
+        return Gate(None, f"not checked: {trace.error}")
+    if not trace.calls:
+        left = f" (it ran {', '.join(sorted(set(trace.torch_ops)))})" if trace.torch_ops else ""
+        return Gate(False, f"forward never calls its extension: no kernel of its own runs{left}")
+    launched = [l for c in trace.calls for l in c.binding.launches]
+    if launched:
+        names = sorted({l.kernel for l in launched})
+        called = sorted({c.function for c in trace.calls})
+        return Gate(True, f"forward calls {', '.join(called)}, which launch {', '.join(names)}")
+    unbound = [c.function for c in trace.calls if not c.binding.found]
+    if unbound and any(u.program.launches for u in units):
+        return Gate(True, f"calls {', '.join(sorted(set(unbound)))} (defined outside cuda_sources); the CUDA "
+                          "has launch sites, not bound to these calls")
+    return Gate(False, f"the extension functions it calls ({', '.join(sorted({c.function for c in trace.calls}))}) "
+                       "launch no kernel")
+
+
+def _reference_gate(trace: Trace, ref_ops: list[str]) -> Gate:
+    if not trace.ok:
+        return Gate(None, f"not checked: {trace.error}")
+    need = set(ref_ops)
+    if not need:
+        return Gate(True, "the reference runs no compute op to compare with")
+    left = need & set(trace.torch_ops)
+    inner = sorted({op for c in trace.calls for op in c.inner_ops} & need)
+    if need <= set(trace.torch_ops) | set(inner):
+        return Gate(False, f"the forward leaves all of the reference's work to PyTorch ({', '.join(sorted(left | set(inner)))})")
+    if left:
+        return Gate(True, f"replaces {', '.join(sorted(need - left))}; keeps {', '.join(sorted(left))} in PyTorch")
+    return Gate(True, f"replaces {', '.join(sorted(need))}")
+
+
+# ------------------------------------------------------------------ static analysis
+
+def _positions(path: Path, units: list[CudaUnit]) -> dict[int, Any]:
+    """unit index -> pyextract.Embedded with the same text (for Python positions), where found."""
+    from analyzer.pyextract import extract
+
+    try:
+        embedded = extract(path.read_text(encoding="utf-8"))
+    except (SyntaxError, OSError, UnicodeDecodeError):
+        return {}
+    out = {}
+    for u in units:
+        emb = next((e for e in embedded if e.source == u.source), None)
+        if emb is not None:
+            out[u.index] = emb
+    return out
+
+
+def _where(path: Path, pos: dict, unit: int, line: int, col: int) -> str:
+    emb = pos.get(unit)
+    if emb is not None:
+        pl, pc = emb.to_python(line, col)
+        return f"{path}:{pl}:{pc}"
+    return f"{path}:<cuda_sources {unit}>:{line}:{col}"
+
+
+def _lint(path: Path, units: list[CudaUnit], launches: list[BoundLaunch], pos: dict) -> tuple[list[str], list[str]]:
+    """Findings of every CUDA string at Python positions, each kernel linted with its first traced launch."""
+    from analyzer.lint import LaunchSpec, split_name_expression
+    from analyzer.lint import lint_source
+
+    findings: list[str] = []
+    notes: list[str] = []
+    for u in units:
+        specs: dict[str, LaunchSpec] = {}
+        for l in launches:
+            base, _ = split_name_expression(l.kernel)
+            if l.unit == u.index and l.resolved and base not in specs:
+                specs[base] = LaunchSpec(l.block, l.grid, l.smem if l.smem is not None else None, dict(l.args))
+        res = lint_source(u.source, str(path), launches=specs)
+        for f in res.findings:
+            findings.append(f"{_where(path, pos, u.index, f.line, f.col)}: {f.code} {f.message}")
+        notes.extend(res.notes)
+    return findings, notes
+
+
+_MODEL_CACHE: dict[str, Any] = {}
+
+
+def _surrogate(model):
+    if model != "default":
+        return model
+    if "default" not in _MODEL_CACHE:
+        from rewardmodel.surrogate import load_default
+
+        _MODEL_CACHE["default"] = load_default()
+    return _MODEL_CACHE["default"]
+
+
+def _kernel_rows(path: Path, trace: Trace, units: list[CudaUnit], pos: dict, config: RewardConfig, model,
+                 arch: str, notes: list[str]) -> list[KernelRow]:
+    from rewardmodel import features as F
+    from rewardmodel.reward import structural_terms
+
+    by_index = {u.index: u for u in units}
+    rows: list[KernelRow] = []
+    for i, call in enumerate(trace.calls, 1):
+        n_launch = len(call.binding.launches)
+        for l in call.binding.launches:
+            row = KernelRow(l.kernel, call.function, i, _where(path, pos, l.unit, l.line, l.col), l.grid, l.block,
+                            l.smem, dict(l.args), call.tensor_bytes, l.in_loop, unresolved=list(l.unresolved))
+            if l.in_loop:
+                row.unresolved.append("launched inside a loop: counted once")
+            rows.append(row)
+            if not l.resolved:
+                continue
+            # the call's bytes are this kernel's bytes only when the call launches nothing else
+            problem = F.Problem(bytes=float(call.tensor_bytes) if n_launch == 1 else None)
+            try:
+                feat = F.extract(by_index[l.unit].source, l.kernel, grid=l.grid, block=l.block, smem=l.smem or 0,
+                                 args=l.args, problem=problem, arch=arch, path=str(path))
+            except F.FeatureError as exc:
+                row.unresolved.append(str(exc))
+                continue
+            row.terms = structural_terms(feat, config)
+            row.structural = float(sum(t.value * t.weight for t in row.terms.values() if t.value is not None))
+            if model is not None:
+                try:
+                    iv = model.predict_with_uncertainty(feat.vector()[None, :])
+                    row.predicted_ms = float(iv.time_ms[0])
+                except Exception as exc:  # noqa: BLE001 - a model that cannot answer is a note, not a crash
+                    notes.append(f"surrogate: {type(exc).__name__}: {exc}")
+                    model = None
+    return rows
+
+
+def _combine(rows: list[KernelRow], config: RewardConfig) -> dict[str, Term]:
+    """Each structural term over all launches, weighted by the launch's predicted time (equal
+    weights without a surrogate): summing them instead would pay a candidate for splitting its
+    work into more kernels."""
+    scored = [r for r in rows if r.terms]
+    if not scored:
+        return {}
+    weights = [r.predicted_ms if r.predicted_ms is not None else 1.0 for r in scored]
+    basis = "predicted time" if all(r.predicted_ms is not None for r in scored) else "launch"
+    out: dict[str, Term] = {}
+    for name in scored[0].terms:
+        pairs = [(r.terms[name].value, w) for r, w in zip(scored, weights)
+                 if name in r.terms and r.terms[name].value is not None]
+        weight = scored[0].terms[name].weight
+        if not pairs or sum(w for _, w in pairs) <= 0:
+            out[name] = Term(None, weight, "unresolved in every launch")
+            continue
+        v = sum(v * w for v, w in pairs) / sum(w for _, w in pairs)
+        out[name] = Term(float(v), weight, f"mean over {len(pairs)} launch(es), weighted by {basis}")
+    return out
+
+
+# ------------------------------------------------------------------ GPU: correctness and timing
+
+def _compare(ref_out, new_out, atol: float, rtol: float) -> tuple[bool, float | None, str]:
+    import torch
+
+    refs = ref_out if isinstance(ref_out, (tuple, list)) else (ref_out,)
+    news = new_out if isinstance(new_out, (tuple, list)) else (new_out,)
+    if len(refs) != len(news):
+        return False, None, f"returns {len(news)} outputs, the reference {len(refs)}"
+    worst = 0.0
+    for a, b in zip(refs, news):
+        if not isinstance(b, torch.Tensor):
+            return False, None, f"returns a {type(b).__name__}, not a tensor"
+        if tuple(a.shape) != tuple(b.shape):
+            return False, None, f"output shape {tuple(b.shape)}, expected {tuple(a.shape)}"
+        b = b.to(a.dtype) if b.dtype != a.dtype else b
+        if a.is_floating_point():
+            diff = (a.double() - b.double()).abs()
+            worst = max(worst, float(diff.max()) if diff.numel() else 0.0)
+            if not torch.allclose(b, a, atol=atol, rtol=rtol):
+                bad = int((~torch.isclose(b, a, atol=atol, rtol=rtol)).sum())
+                return False, worst, f"{bad} of {a.numel()} elements off (max abs diff {worst:.3g})"
+        elif not torch.equal(a, b):
+            return False, None, f"{int((a != b).sum())} of {a.numel()} elements differ"
+    return True, worst, ""
+
+
+def _check(task: TorchTask, ref, new, seeds, device) -> Correctness:
+    import torch
+
+    worst = 0.0
+    for s in seeds:
+        inputs = task.make_inputs(s, device)
+        with torch.no_grad():
+            ref_out = ref(*inputs)
+            try:
+                new_out = new(*inputs)
+                torch.cuda.synchronize()
+            except Exception as exc:  # noqa: BLE001
+                return Correctness(False, tuple(seeds), None, f"seed {s}: forward failed: {_first_line(exc)}")
+        ok, diff, why = _compare(ref_out, new_out, task.atol, task.rtol)
+        if diff is not None:
+            worst = max(worst, diff)
+        if not ok:
+            return Correctness(False, tuple(seeds), diff, f"seed {s}: {why}")
+        del inputs, ref_out, new_out
+    return Correctness(True, tuple(seeds), worst, f"matched the reference on seeds {', '.join(map(str, seeds))} "
+                                                   f"(atol {task.atol:g}, rtol {task.rtol:g})")
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [l for l in str(exc).strip().splitlines() if l.strip()]
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"[:300]
+
+
+def time_forward(fn, inputs, warmup: int = 5, reps: int = 30) -> float:
+    """Median milliseconds of fn(*inputs) over `reps` runs, each between two CUDA events."""
+    import torch
+
+    with torch.no_grad():
+        for _ in range(warmup):
+            fn(*inputs)
+        torch.cuda.synchronize()
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        for s, e in zip(starts, ends):
+            s.record()
+            fn(*inputs)
+            e.record()
+        torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+def _profile_kernels(new, inputs, rows: list[KernelRow], runs: int = 3) -> None:
+    """Measured device time per kernel name per forward (the profiler), onto the rows."""
+    import torch
+    from analyzer.lint import split_name_expression
+    from torch.profiler import ProfilerActivity, profile
+
+    with torch.no_grad(), profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(runs):
+            new(*inputs)
+        torch.cuda.synchronize()
+    totals: dict[str, float] = {}
+    for evt in prof.key_averages():
+        us = getattr(evt, "device_time_total", None)
+        if us is None:
+            us = getattr(evt, "cuda_time_total", 0.0)
+        totals[evt.key] = totals.get(evt.key, 0.0) + float(us)
+    launches_per_kernel: dict[str, int] = {}
+    for r in rows:
+        base = split_name_expression(r.kernel)[0]
+        launches_per_kernel[base] = launches_per_kernel.get(base, 0) + 1
+    for r in rows:
+        base = split_name_expression(r.kernel)[0]
+        pat = re.compile(rf"(^|[\s:]){re.escape(base)}(\(|<)")
+        us = sum(v for k, v in totals.items() if pat.search(k))
+        if us > 0:
+            # the profiler sums by name: a kernel launched k times per forward shares its time evenly
+            r.measured_ms = us / 1000.0 / runs / launches_per_kernel[base]
+
+
+def _time_all(task, ref, new, cand: Candidate, device: str, ev: TorchEvaluation, calls_per_forward: int,
+              compile_baseline: bool, warmup: int, reps: int) -> None:
+    import torch
+
+    inputs = task.make_inputs(0, device)
+    t = ev.timing
+    t.reps = reps
+    t.eager_ms = time_forward(ref, inputs, warmup, reps)
+    before = cand.recorder.calls
+    t.candidate_ms = time_forward(new, inputs, warmup, reps)
+    made = cand.recorder.calls - before
+    expected = (warmup + reps) * calls_per_forward
+    if made < expected:
+        ev.gates["work_every_call"] = Gate(False, f"its extension ran {made} times in {warmup + reps} forwards "
+                                                  f"({calls_per_forward} per forward traced): results reused")
+    else:
+        ev.gates["work_every_call"] = Gate(True, f"{made} extension calls in {warmup + reps} timed forwards")
+    if compile_baseline:
+        try:
+            compiled = torch.compile(ref)
+            with torch.no_grad():
+                compiled(*inputs)          # the compile itself, outside the timing
+            t.compile_ms = time_forward(compiled, inputs, warmup, reps)
+        except Exception as exc:  # noqa: BLE001 - a reference torch.compile cannot handle is a note
+            t.notes.append(f"torch.compile failed on the reference: {_first_line(exc)}")
+    ev.speedup_eager = t.eager_ms / t.candidate_ms if t.candidate_ms else None
+    ev.speedup_compile = t.compile_ms / t.candidate_ms if t.compile_ms and t.candidate_ms else None
+    try:
+        _profile_kernels(new, inputs, ev.kernels)
+    except Exception as exc:  # noqa: BLE001
+        t.notes.append(f"per-kernel profile unavailable: {_first_line(exc)}")
+
+
+# ------------------------------------------------------------------ the evaluation
+
+def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2), device: str = "cuda", *,
+                   model: Any = None, compile_baseline: bool = True, arch: str = "sm_90", warmup: int = 5,
+                   reps: int = 30, config: RewardConfig | None = None) -> TorchEvaluation:
+    """Everything about one candidate for one torch task. Without a CUDA device (or with
+    device="meta"), the static half only: gates from a shape-only trace, findings, kernels.
+    model: a surrogate for predicted kernel times, "default" for the shipped one, None for none."""
+    import torch
+
+    config = config or RewardConfig()
+    path = Path(candidate_path)
+    gpu = device.startswith("cuda") and torch.cuda.is_available()
+    ev = TorchEvaluation(task.id, str(path), device if gpu else "meta")
+    if not gpu:
+        ev.notes.append(f"no CUDA device ({device!r} asked for): static analysis only; build, correctness and "
+                        "time not checked")
+    try:
+        cand = load_candidate(path, build=gpu)
+    except BuildError as exc:
+        ev.gates["loads"] = Gate(True, "the module runs up to its load_inline")
+        ev.gates["builds"] = Gate(False, str(exc))
+        ev.reward = config.fail_reward
+        return ev
+    except CandidateError as exc:
+        ev.gates["loads"] = Gate(False, str(exc))
+        ev.reward = config.fail_reward
+        return ev
+    units = cand.units
+    ev.gates["loads"] = Gate(True, f"ModelNew defined; {len(cand.builds)} extension(s), {len(units)} CUDA string(s)")
+    ev.gates["builds"] = (Gate(True, ", ".join(b.built_name for b in cand.builds) or "nothing to build") if gpu
+                          else Gate(None, "not checked: no CUDA device"))
+    run_device = device if gpu else "meta"
+    try:
+        ref, new, (copied, n_state) = _build_models(task, cand, run_device)
+    except BuildError as exc:
+        ev.gates["builds"] = Gate(False, str(exc))
+        ev.reward = config.fail_reward
+        return ev
+    except Exception as exc:  # noqa: BLE001 - the candidate's constructor is its own problem
+        why = str(exc) if isinstance(exc, CandidateError) else _first_line(exc)
+        gate = Gate(False if gpu else None, f"building ModelNew failed: {why}")
+        ev.gates["launches_own_kernel"] = gate
+        if gpu:
+            ev.gates["correct"] = Gate(False, gate.detail)
+            ev.reward = config.fail_reward
+        ev.notes.append(gate.detail)
+        return _static_only(ev, path, cand, config, model, arch)
+    if n_state:
+        ev.notes.append(f"{copied} of {n_state} ModelNew parameters/buffers copied from Model (same name and shape)")
+    inputs = task.make_inputs(seeds[0] if seeds else 0, run_device)
+    trace = trace_forward(cand, new, inputs)
+    try:
+        ev.reference_ops = reference_ops(ref, inputs)
+    except Exception as exc:  # noqa: BLE001
+        ev.notes.append(f"reference ops unavailable: {_first_line(exc)}")
+    del inputs
+    ev.torch_ops = trace.torch_ops
+    ev.gates["launches_own_kernel"] = _launch_gate(trace, cand.units)
+    ev.gates["does_own_work"] = _reference_gate(trace, ev.reference_ops)
+    sources = [s for b in cand.builds for s in b.cuda_sources + b.cpp_sources]
+    lib = library_calls(sources)
+    inner = sorted({op for c in trace.calls for op in c.inner_ops})
+    if lib or inner:
+        ev.gates["no_library_call"] = Gate(False, "calls " + ", ".join(lib + inner))
+    else:
+        ev.gates["no_library_call"] = Gate(True)
+    timers = timer_calls(sources)
+    ev.gates["no_timers"] = Gate(False, "touches " + ", ".join(timers)) if timers else Gate(True)
+    for c in trace.calls:
+        ev.notes.extend(c.binding.notes)
+
+    pos = _positions(path, units)
+    launches = [l for c in trace.calls for l in c.binding.launches]
+    ev.findings, lint_notes = _lint(path, units, launches, pos)
+    ev.notes.extend(lint_notes)
+    sur = _surrogate(model) if model is not None else None
+    ev.kernels = _kernel_rows(path, trace, units, pos, config, sur, arch, ev.notes)
+    ev.terms = _combine(ev.kernels, config)
+    preds = [r.predicted_ms for r in ev.kernels if r.predicted_ms is not None]
+    ev.predicted_ms = float(sum(preds)) if preds and len(preds) == len(ev.kernels) else None
+
+    if gpu and trace.ok and not ev.failed_gate:
+        ev.correctness = _check(task, ref, new, seeds, device)
+        ev.gates["correct"] = Gate(ev.correctness.passed, ev.correctness.detail)
+        if ev.correctness.passed:
+            _time_all(task, ref, new, cand, device, ev, len(trace.calls), compile_baseline, warmup, reps)
+    elif gpu:
+        why = trace.error or f"gate {ev.failed_gate} failed"
+        ev.correctness = Correctness(False if trace.error else None, tuple(seeds), None, why)
+        ev.gates["correct"] = Gate(ev.correctness.passed, why if trace.error else f"not checked: {why}")
+    else:
+        ev.gates["correct"] = Gate(None, "not checked: needs a CUDA device")
+    _score(ev, config)
+    return ev
+
+
+def _static_only(ev: TorchEvaluation, path: Path, cand: Candidate, config, model, arch) -> TorchEvaluation:
+    """Findings of the CUDA strings when no forward could be traced (launches from the source or defaults)."""
+    pos = _positions(path, cand.units)
+    ev.findings, notes = _lint(path, cand.units, [], pos)
+    ev.notes.extend(notes)
+    sources = [s for b in cand.builds for s in b.cuda_sources + b.cpp_sources]
+    lib, timers = library_calls(sources), timer_calls(sources)
+    ev.gates["no_library_call"] = Gate(False, "calls " + ", ".join(lib)) if lib else Gate(True)
+    ev.gates["no_timers"] = Gate(False, "touches " + ", ".join(timers)) if timers else Gate(True)
+    _score(ev, config)
+    return ev
+
+
+def _score(ev: TorchEvaluation, config: RewardConfig) -> None:
+    """fail_reward past a failed gate; else the clipped log speedup over eager (measured only) plus
+    the structural terms."""
+    if ev.failed_gate:
+        ev.reward = config.fail_reward
+        return
+    terms = dict(ev.terms)
+    if ev.speedup_eager:
+        s = max(-config.speed_clip, min(config.speed_clip, math.log(ev.speedup_eager)))
+        terms["speed"] = Term(s, config.w_speed, f"{ev.speedup_eager:.2f}x PyTorch eager (measured)")
+    else:
+        terms["speed"] = Term(None, config.w_speed, "not measured")
+    ev.terms = terms
+    ev.reward = float(sum(t.value * t.weight for t in terms.values() if t.value is not None))
+
+
+# ------------------------------------------------------------------ output
+
+def _fmt_ms(v: float | None) -> str:
+    return "-" if v is None else f"{v:.4f} ms"
+
+
+def render_text(ev: TorchEvaluation, task: TorchTask | None = None) -> str:
+    lines = [f"task {ev.task} (torch)" + (f": {task.description}" if task else ""),
+             f"candidate {ev.candidate} on {ev.device}"]
+    for name, g in ev.gates.items():
+        mark = {True: "pass", False: "FAIL", None: "----"}[g.passed]
+        lines.append(f"  gate {name:22s} {mark}  {g.detail}".rstrip())
+    t = ev.timing
+    if t.candidate_ms is not None:
+        sp = []
+        if ev.speedup_eager:
+            sp.append(f"{ev.speedup_eager:.2f}x eager")
+        if ev.speedup_compile:
+            sp.append(f"{ev.speedup_compile:.2f}x torch.compile")
+        lines.append(f"  time candidate {_fmt_ms(t.candidate_ms)}, eager {_fmt_ms(t.eager_ms)}, torch.compile "
+                     f"{_fmt_ms(t.compile_ms)} (median of {t.reps}): {', '.join(sp)}")
+    for n in t.notes:
+        lines.append(f"  time note: {n}")
+    for r in ev.kernels:
+        launch = (f"grid {r.grid} block {r.block}" + (f" smem {r.smem}" if r.smem else "")) if r.grid and r.block \
+            else "launch not computable"
+        lines.append(f"  kernel {r.kernel} ({r.function} call {r.call}) at {r.where}: {launch}")
+        parts = [f"{k} {'-' if v.value is None else f'{v.value:.2f}'}" for k, v in r.terms.items()]
+        extra = []
+        if r.predicted_ms is not None:
+            extra.append(f"predicted {r.predicted_ms:.4f} ms")
+        if r.measured_ms is not None:
+            extra.append(f"measured {r.measured_ms:.4f} ms")
+        if parts or extra:
+            lines.append("      " + ", ".join(parts + extra))
+        for u in r.unresolved:
+            lines.append(f"      unresolved: {u}")
+    if ev.kernels:
+        total = f", predicted {ev.predicted_ms:.4f} ms in all" if ev.predicted_ms is not None else ""
+        lines.append(f"  kernels: {len(ev.kernels)} launch(es) per forward{total}")
+    for name, term in ev.terms.items():
+        v = "-" if term.value is None else f"{term.value:+.3f}"
+        lines.append(f"  term {name:14s} {v} x {term.weight:g}  {term.why}")
+    for f in ev.findings:
+        lines.append(f"  finding {f}")
+    for n in ev.notes:
+        lines.append(f"  note {n}")
+    lines.append(f"reward {ev.reward:.3f}" + (f"  (gate {ev.failed_gate} failed)" if ev.failed_gate else ""))
+    return "\n".join(lines)
+
+
+def cmd_evaluate_torch(task_id: str, candidate_path: str, fmt: str = "text", *, device: str = "cuda",
+                       model: Any = "default", compile_baseline: bool = True) -> int:
+    """`python -m rl evaluate torch/... CANDIDATE.py`: 0 no gate failed, 1 a gate failed, 2 bad input."""
+    from . import UnknownTask
+    from .torch_kind import loader
+
+    tasks = loader()
+    task = tasks.get(task_id)
+    if task is None:
+        near = ", ".join(t for t in sorted(tasks) if t.split("/")[1:2] == task_id.split("/")[1:2])[:200]
+        print(f"error: {UnknownTask(f'unknown task {task_id!r}' + (f' (sizes: {near})' if near else ''))}",
+              file=sys.stderr)
+        return 2
+    p = Path(candidate_path)
+    if not p.is_file():
+        print(f"error: {candidate_path}: no such file", file=sys.stderr)
+        return 2
+    if p.suffix != ".py":
+        print(f"error: {candidate_path}: a torch candidate is a Python module defining ModelNew (.py)", file=sys.stderr)
+        return 2
+    try:
+        m = model
+        if m == "default":
+            try:
+                m = _surrogate("default")
+            except (FileNotFoundError, ImportError) as exc:
+                print(f"note: no surrogate ({exc}); kernel times not predicted", file=sys.stderr)
+                m = None
+        ev = evaluate_torch(task, p, device=device, model=m, compile_baseline=compile_baseline)
+    except KeyboardInterrupt:
+        raise
+    if fmt == "json":
+        print(json.dumps(ev.to_dict(), indent=1, default=str))
+    else:
+        print(render_text(ev, task))
+    return 1 if ev.failed_gate else 0

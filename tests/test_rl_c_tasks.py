@@ -442,3 +442,22 @@ def test_naive_ports_match_the_c_references_on_the_gpu(tasks):
     assert set(got) == set(samples)
     assert not bad, bad
     assert all(math.isfinite(m.time_ms) and m.time_ms > 0 for m in got.values())
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_naive_ports_at_every_size_on_the_gpu(tasks, tmp_path, monkeypatch):
+    """Every naive port at every size (the tolerances and the runner's time limit at the DRAM-bound
+    sizes). Builds ~70 problems, the largest ~2 GB: a few minutes; caches go to a temporary dir."""
+    if not toolkit.has_gpu() or not toolkit.have_nvrtc():
+        pytest.skip("needs an NVIDIA GPU and cuda-bindings")
+    from analyzer.profile import Job, Timing, profile
+
+    monkeypatch.setenv("CUDAPERF_CACHE", str(tmp_path / "cache"))     # spawned builders inherit it
+    jobs = [Job.like(t.baseline, id=tid) for tid, t in sorted(tasks.items())]
+    got = {m.job_id: m for m in profile(jobs, timing=Timing(min_reps=3, max_reps=5), problem_workers=3,
+                                        keep_problems=2, work_dir=str(tmp_path))}
+    bad = {k: f"{m.status}: {m.message} (max abs err {m.max_abs_err:.3g}, wrong {m.frac_wrong:.3g})"
+           for k, m in got.items() if m.status != "ok"}
+    assert set(got) == {j.id for j in jobs}
+    assert not bad, bad

@@ -147,10 +147,10 @@ def _spec_and_size(task: Task) -> tuple[CTaskSpec, str, int]:
 def c_reference_timing(task: Task, reps: int = 5, refresh: bool = False) -> CTiming:
     """The -O3 C reference's time at the task's size on this CPU (one core), with the CPU model.
     Stored in the cache beside the expected outputs and reused unless `refresh`."""
-    from .c_ref import _expected_key, cpu_model
+    from .c_ref import cpu_model, expected_key
 
     spec, size, seed = _spec_and_size(task)
-    key = f"{task.id}|{_expected_key(spec, size, seed)}|{cpu_model()}"
+    key = f"{task.id}|{expected_key(spec, size, seed)}|{cpu_model()}"
     if not refresh:
         hit = load_timings().get(key)
         if hit is not None:

@@ -26,7 +26,7 @@ import numpy as np
 from .c_spec import CArg, CTaskSpec, evaluate
 
 __all__ = ["CFLAGS", "CReferenceError", "CTiming", "cache_root", "cpu_model", "compile_reference", "make_inputs",
-           "run_reference", "expected_outputs", "time_reference"]
+           "run_reference", "expected_outputs", "expected_key", "time_reference", "load_timings", "store_timing"]
 
 CFLAGS = ("-O3", "-march=native", "-shared", "-fPIC")
 # Expected outputs that took less than this to compute are recomputed, not stored: small
@@ -181,7 +181,7 @@ def run_reference(spec: CTaskSpec, size: str, seed: int,
     return {a.name: bufs[a.name] for a in spec.args if a.kind in ("out", "inout", "zero")}
 
 
-def _expected_key(spec: CTaskSpec, size: str, seed: int) -> str:
+def expected_key(spec: CTaskSpec, size: str, seed: int) -> str:
     text = "\x00".join((spec.name, size, str(seed), spec.c_source, spec.toml_text, _build_key(spec.c_source)))
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
@@ -189,7 +189,7 @@ def _expected_key(spec: CTaskSpec, size: str, seed: int) -> str:
 def expected_outputs(spec: CTaskSpec, size: str, seed: int,
                      inputs: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """run_reference, through an on-disk cache keyed by task, size, seed, both files and the build."""
-    d = cache_root() / "c_expected" / f"{spec.name}-{size}-{_expected_key(spec, size, seed)}"
+    d = cache_root() / "c_expected" / f"{spec.name}-{size}-{expected_key(spec, size, seed)}"
     outs = [a.name for a in spec.args if a.kind in ("out", "inout", "zero")]
     if all((d / f"{n}.npy").is_file() for n in outs):
         try:

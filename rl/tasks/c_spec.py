@@ -371,10 +371,7 @@ def _parse(path: Path) -> CTaskSpec:
         grid=tuple(grid), block=tuple(block), smem=launch.get("smem", 0), seed=seed,
         c_source=path.with_suffix(".c").read_text(), cu_source=path.with_suffix(".cu").read_text(), toml_text=text,
     )
-    try:
-        _check_params(c_prototype(spec.c_source, function), args, f"{name}.c: {function}")
-    except ValueError as exc:
-        raise ValueError(f"{exc}") from None
+    _check_params(c_prototype(spec.c_source, function), args, f"{name}.c: {function}")
     _check_params(kernel_prototype(spec.cu_source, kernel), args, f"{name}.cu: kernel {kernel}")
     for sname in spec.sizes:
         _check_size(spec, sname)

@@ -361,7 +361,7 @@ def _check(task: TorchTask, ref, new, seeds, device) -> Correctness:
             ref_out = ref(*inputs)
             try:
                 new_out = new(*inputs)
-                torch.cuda.synchronize()
+                _sync(device)
             except Exception as exc:  # noqa: BLE001
                 return Correctness(False, tuple(seeds), None, f"seed {s}: forward failed: {_first_line(exc)}")
         ok, diff, why = _compare(ref_out, new_out, task.atol, task.rtol)
@@ -379,10 +379,30 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0] if lines else ''}"[:300]
 
 
-def time_forward(fn, inputs, warmup: int = 5, reps: int = 30) -> float:
-    """Median milliseconds of fn(*inputs) over `reps` runs, each between two CUDA events."""
+def _sync(device: str) -> None:
     import torch
 
+    if str(device).startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def time_forward(fn, inputs, warmup: int = 5, reps: int = 30, device: str = "cuda") -> float:
+    """Median milliseconds of fn(*inputs) over `reps` runs, each between two CUDA events (a
+    wall clock on a CPU device)."""
+    import time
+
+    import torch
+
+    if not str(device).startswith("cuda"):
+        with torch.no_grad():
+            for _ in range(warmup):
+                fn(*inputs)
+            times = []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                fn(*inputs)
+                times.append((time.perf_counter() - t0) * 1e3)
+        return statistics.median(times)
     with torch.no_grad():
         for _ in range(warmup):
             fn(*inputs)
@@ -433,9 +453,9 @@ def _time_all(task, ref, new, cand: Candidate, device: str, ev: TorchEvaluation,
     inputs = task.make_inputs(0, device)
     t = ev.timing
     t.reps = reps
-    t.eager_ms = time_forward(ref, inputs, warmup, reps)
+    t.eager_ms = time_forward(ref, inputs, warmup, reps, device)
     before = cand.recorder.calls
-    t.candidate_ms = time_forward(new, inputs, warmup, reps)
+    t.candidate_ms = time_forward(new, inputs, warmup, reps, device)
     made = cand.recorder.calls - before
     expected = (warmup + reps) * calls_per_forward
     if made < expected:
@@ -448,11 +468,13 @@ def _time_all(task, ref, new, cand: Candidate, device: str, ev: TorchEvaluation,
             compiled = torch.compile(ref)
             with torch.no_grad():
                 compiled(*inputs)          # the compile itself, outside the timing
-            t.compile_ms = time_forward(compiled, inputs, warmup, reps)
+            t.compile_ms = time_forward(compiled, inputs, warmup, reps, device)
         except Exception as exc:  # noqa: BLE001 - a reference torch.compile cannot handle is a note
             t.notes.append(f"torch.compile failed on the reference: {_first_line(exc)}")
     ev.speedup_eager = t.eager_ms / t.candidate_ms if t.candidate_ms else None
     ev.speedup_compile = t.compile_ms / t.candidate_ms if t.compile_ms and t.candidate_ms else None
+    if not str(device).startswith("cuda"):
+        return
     try:
         _profile_kernels(new, inputs, ev.kernels)
     except Exception as exc:  # noqa: BLE001
@@ -463,21 +485,24 @@ def _time_all(task, ref, new, cand: Candidate, device: str, ev: TorchEvaluation,
 
 def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2), device: str = "cuda", *,
                    model: Any = None, compile_baseline: bool = True, arch: str = "sm_90", warmup: int = 5,
-                   reps: int = 30, config: RewardConfig | None = None) -> TorchEvaluation:
-    """Everything about one candidate for one torch task. Without a CUDA device (or with
-    device="meta"), the static half only: gates from a shape-only trace, findings, kernels.
-    model: a surrogate for predicted kernel times, "default" for the shipped one, None for none."""
+                   reps: int = 30, config: RewardConfig | None = None, build: bool | None = None) -> TorchEvaluation:
+    """Everything about one candidate for one torch task.
+
+    build: compile the candidate and run it on `device` (the default where `device` is CUDA and
+    torch sees a GPU). Without, the static half only: gates from a shape-only trace on the meta
+    device, findings, kernels. model: a surrogate for predicted kernel times, "default" for the
+    shipped one, None for none."""
     import torch
 
     config = config or RewardConfig()
     path = Path(candidate_path)
-    gpu = device.startswith("cuda") and torch.cuda.is_available()
-    ev = TorchEvaluation(task.id, str(path), device if gpu else "meta")
-    if not gpu:
-        ev.notes.append(f"no CUDA device ({device!r} asked for): static analysis only; build, correctness and "
-                        "time not checked")
+    dynamic = build if build is not None else (device.startswith("cuda") and torch.cuda.is_available())
+    ev = TorchEvaluation(task.id, str(path), device if dynamic else "meta")
+    if not dynamic:
+        ev.notes.append(f"not built or run ({device!r} asked for, no CUDA device or build=False): static analysis "
+                        "only; build, correctness and time not checked")
     try:
-        cand = load_candidate(path, build=gpu)
+        cand = load_candidate(path, build=dynamic)
     except BuildError as exc:
         ev.gates["loads"] = Gate(True, "the module runs up to its load_inline")
         ev.gates["builds"] = Gate(False, str(exc))
@@ -489,9 +514,9 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
         return ev
     units = cand.units
     ev.gates["loads"] = Gate(True, f"ModelNew defined; {len(cand.builds)} extension(s), {len(units)} CUDA string(s)")
-    ev.gates["builds"] = (Gate(True, ", ".join(b.built_name for b in cand.builds) or "nothing to build") if gpu
-                          else Gate(None, "not checked: no CUDA device"))
-    run_device = device if gpu else "meta"
+    ev.gates["builds"] = (Gate(True, ", ".join(b.built_name for b in cand.builds) or "nothing to build") if dynamic
+                          else Gate(None, "not checked: not built (no CUDA device)"))
+    run_device = device if dynamic else "meta"
     try:
         ref, new, (copied, n_state) = _build_models(task, cand, run_device)
     except BuildError as exc:
@@ -500,9 +525,9 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
         return ev
     except Exception as exc:  # noqa: BLE001 - the candidate's constructor is its own problem
         why = str(exc) if isinstance(exc, CandidateError) else _first_line(exc)
-        gate = Gate(False if gpu else None, f"building ModelNew failed: {why}")
+        gate = Gate(False if dynamic else None, f"building ModelNew failed: {why}")
         ev.gates["launches_own_kernel"] = gate
-        if gpu:
+        if dynamic:
             ev.gates["correct"] = Gate(False, gate.detail)
             ev.reward = config.fail_reward
         ev.notes.append(gate.detail)
@@ -541,17 +566,17 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
     preds = [r.predicted_ms for r in ev.kernels if r.predicted_ms is not None]
     ev.predicted_ms = float(sum(preds)) if preds and len(preds) == len(ev.kernels) else None
 
-    if gpu and trace.ok and not ev.failed_gate:
+    if dynamic and trace.ok and not ev.failed_gate:
         ev.correctness = _check(task, ref, new, seeds, device)
         ev.gates["correct"] = Gate(ev.correctness.passed, ev.correctness.detail)
         if ev.correctness.passed:
             _time_all(task, ref, new, cand, device, ev, len(trace.calls), compile_baseline, warmup, reps)
-    elif gpu:
+    elif dynamic:
         why = trace.error or f"gate {ev.failed_gate} failed"
         ev.correctness = Correctness(False if trace.error else None, tuple(seeds), None, why)
         ev.gates["correct"] = Gate(ev.correctness.passed, why if trace.error else f"not checked: {why}")
     else:
-        ev.gates["correct"] = Gate(None, "not checked: needs a CUDA device")
+        ev.gates["correct"] = Gate(None, "not checked: not built or run")
     _score(ev, config)
     return ev
 

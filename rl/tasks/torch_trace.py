@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import os
 import re
 import sys
@@ -232,25 +233,28 @@ def _patched(cand: "Candidate"):
         _REAL_LOAD_INLINE = cpp_extension.load_inline
     real = _REAL_LOAD_INLINE
 
-    def load_inline(name, cpp_sources, cuda_sources=None, functions=None, *args, **kwargs):
-        if args:
-            raise CandidateError("load_inline: pass the options after functions by keyword")
+    signature = inspect.signature(real)
+
+    def load_inline(*args, **kwargs):
+        try:        # bound as the real load_inline binds them, positional or keyword
+            kw = dict(signature.bind(*args, **kwargs).arguments)
+        except TypeError as exc:
+            raise CandidateError(f"load_inline: {exc}") from None
+        name, functions = kw.get("name"), kw.get("functions")
         funcs = [functions] if isinstance(functions, str) else (list(functions) if functions is not None else None)
-        build = Build(str(name), _strings(cuda_sources), _strings(cpp_sources), funcs)
+        build = Build(str(name), _strings(kw.get("cuda_sources")), _strings(kw.get("cpp_sources")), funcs)
         build.units = [CudaUnit.of(len(cand.units) + i, s, f"{cand.path}:cuda_sources")
                        for i, s in enumerate(build.cuda_sources)]
         cand.builds.append(build)
         module = None
         if cand.built:
-            kw = dict(kwargs, cpp_sources=cpp_sources, cuda_sources=cuda_sources, functions=functions)
             # the hash alone names the build: the same sources under another name= reuse it
             build.built_name = f"cudaperf_ext_{_source_hash(kw)}"
             directory = cache_dir() / build.built_name
             directory.mkdir(parents=True, exist_ok=True)
-            kw.pop("build_directory", None)
-            kw.pop("name", None)
+            kw.update(name=build.built_name, build_directory=str(directory))
             try:
-                module = real(build.built_name, build_directory=str(directory), **kw)
+                module = real(**kw)
             except Exception as exc:  # noqa: BLE001 - a compiler or loader failure of the candidate's code
                 raise BuildError(f"build failed for extension {build.name!r}: {_one_line(exc)}") from None
         return _Extension(build, cand.recorder, module)
@@ -265,8 +269,9 @@ def _patched(cand: "Candidate"):
 
 def _one_line(exc: BaseException) -> str:
     lines = [l.strip() for l in str(exc).strip().splitlines() if l.strip()]
-    # a compiler log: the first line that names an error says the most
-    err = next((l for l in lines if re.search(r"\berror\b", l, re.I)), lines[0] if lines else "")
+    # a compiler log: its first `error:` line says the most (the first line only names the build)
+    err = next((l for l in lines if re.search(r"\berror\b\s*(:|[A-Z]+\d+)", l)),
+               next((l for l in lines if re.search(r"\berror\b", l, re.I)), lines[0] if lines else ""))
     return f"{type(exc).__name__}: {err}"[:400]
 
 

@@ -217,6 +217,13 @@ def _plain(x) -> bool:
 
 def trip_count(loop: Loop, env: Mapping) -> float | None:
     """Iterations of a loop with an additive step, from its closed form (mean over threads)."""
+    if loop.step is None or loop.var is None:
+        return None
+    return _trips(loop, env, S.evaluate(loop.init, env), S.evaluate(loop.step[1], env))
+
+
+def _trips(loop: Loop, env: Mapping, init, inc) -> float | None:
+    """trip_count, given the loop's initial value and increment in `env` (already known)."""
     if loop.step is None or loop.cond is None or loop.var is None or loop.step[0] not in ("+=", "-="):
         return None
     cond = loop.cond
@@ -224,10 +231,10 @@ def trip_count(loop: Loop, env: Mapping) -> float | None:
         return None
     if cond[2] != ("s", loop.var):
         return None
-    init = S.evaluate(loop.init, env)
+    if init is None or inc is None:
+        return None
     bound = S.evaluate(cond[3], env)
-    inc = S.evaluate(loop.step[1], env)
-    if init is None or bound is None or inc is None:
+    if bound is None:
         return None
     if _plain(init) and _plain(bound) and _plain(inc):
         # scalars (the common case): the same arithmetic in float64 without numpy's per-call cost
@@ -257,43 +264,52 @@ def iterations(loops: tuple[Loop, ...], env: dict, max_iters: int, budget: list[
     max_iters*4; additive loops are sampled for max_iters iterations and the
     rest of their trip count is carried as weight.
     """
-    if not loops:
-        yield env, 1.0
-        return
-    loop, rest = loops[0], loops[1:]
-    init = S.evaluate(loop.init, env) if loop.var else None
-    if loop.var is None or init is None or loop.step is None:
+    yield from _points(loops, 0, env, max_iters, budget)
+
+
+def _points(loops: tuple[Loop, ...], depth: int, env: dict, max_iters: int, budget: list[int]) -> list[tuple[dict, float]]:
+    """`iterations` of loops[depth:] as a list (nested generators cost more than the lists;
+    the budget is spent in the same order: an outer loop's samples, then each one's inner loops)."""
+    if depth == len(loops):
+        return [(env, 1.0)]
+    loop = loops[depth]
+    var = loop.var
+    init = S.evaluate(loop.init, env) if var else None
+    if var is None or init is None or loop.step is None:
         env2 = dict(env)
         env2[loop.iter_symbol] = 0
-        if loop.var is not None:
-            env2[loop.var] = init
-        yield from iterations(rest, env2, max_iters, budget)
-        return
-    inc = S.evaluate(loop.step[1], env)
-    additive = loop.step[0] in ("+=", "-=")
+        if var is not None:
+            env2[var] = init
+        return _points(loops, depth + 1, env2, max_iters, budget)
+    op, step = loop.step
+    inc = S.evaluate(step, env)
+    additive = op in ("+=", "-=")
     cap = max_iters if additive else max_iters * 4
-    trips = trip_count(loop, env) if additive else None
+    trips = _trips(loop, env, init, inc) if additive else None
+    cond = loop.cond
+    iter_symbol = loop.iter_symbol
     value = init
     sampled: list[dict] = []
     k = 0
     while k < cap and budget[0] > 0 and value is not None and inc is not None:
         env2 = dict(env)
-        env2[loop.var] = value
-        env2[loop.iter_symbol] = k
-        if loop.cond is not None:
-            c = S.evaluate(loop.cond, env2)
+        env2[var] = value
+        env2[iter_symbol] = k
+        if cond is not None:
+            c = S.evaluate(cond, env2)
             if c is not None and not (c.any() if isinstance(c, np.ndarray) else c):
                 break
         sampled.append(env2)
         budget[0] -= 1
-        value = _step(loop.step[0], value, inc)
+        value = _step(op, value, inc)
         k += 1
     if not sampled:
-        return
+        return []
     weight = trips / len(sampled) if trips and trips > len(sampled) else 1.0
-    for env2 in sampled:
-        for inner_env, w in iterations(rest, env2, max_iters, budget):
-            yield inner_env, w * weight
+    if depth + 1 == len(loops):
+        return [(env2, 1.0 * weight) for env2 in sampled]
+    return [(inner_env, w * weight) for env2 in sampled
+            for inner_env, w in _points(loops, depth + 1, env2, max_iters, budget)]
 
 
 def active_mask(guards: tuple[S.Expr, ...], env: Mapping, n: int) -> np.ndarray:
@@ -404,20 +420,22 @@ class PointCache:
             self.bound[k] = hit
         return hit[3], hit[4], hit[5]
 
-    def lane_weight(self, guards, pts_key, pts: Points, mask: np.ndarray) -> float:
-        """Active lanes summed over the points, weighted: one per mask."""
-        k = (guards, pts_key)
-        v = self.lanes.get(k)
-        if v is None:
-            v = float(pts.weights @ mask.reshape(pts.count, pts.n).sum(axis=1))
-            self.lanes[k] = v
+    def lane_weight(self, pts: Points, mask: np.ndarray) -> float:
+        """Active lanes summed over the points, weighted: once per mask (a mask `self.mask`
+        gave, so the same object for the same guards and points: keyed by identity, which
+        spares hashing the guard expressions again)."""
+        hit = self.lanes.get(id(mask))
+        if hit is not None and hit[0] is mask:
+            return hit[1]
+        v = float(pts.weights @ mask.reshape(pts.count, pts.n).sum(axis=1))
+        self.lanes[id(mask)] = (mask, v)
         return v
 
     def stacked(self, loops, env, n, max_iters, max_points, key) -> Points:
         k = (key, loops)
         if k not in self.points:
             varying = {lp.iter_symbol for lp in loops} | {lp.var for lp in loops if lp.var}
-            self.points[k] = stack(list(iterations(loops, env, max_iters, [max_points])), n, varying)
+            self.points[k] = stack(_points(loops, 0, env, max_iters, [max_points]), n, varying)
         return self.points[k]
 
     def mask(self, guards, pts_key, pts: Points) -> np.ndarray:
@@ -464,12 +482,17 @@ def global_sectors(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[np.
     a = _warps(addr.astype(np.int64), n)
     m = _warps(active, n)
     first = a // 32
-    last = (a + size - 1) // 32
-    spans = [first] + ([last] if size > 1 else [])
-    # elements wider than a sector (double4) cover every sector between first and last
-    for extra in range(1, max(0, (size - 1) // 32)):
-        spans.append(first + extra)
-    sectors = _distinct_per_row(np.concatenate(spans, axis=1), np.concatenate([m] * len(spans), axis=1))
+    if size == 1 or (32 % size == 0 and not (a & (size - 1)).any()):
+        # naturally aligned elements no wider than a sector sit in one sector each (the usual
+        # case): the general count below would see every lane's sector twice
+        sectors = _distinct_per_row(first, m)
+    else:
+        last = (a + size - 1) // 32
+        spans = [first, last]
+        # elements wider than a sector (double4) cover every sector between first and last
+        for extra in range(1, max(0, (size - 1) // 32)):
+            spans.append(first + extra)
+        sectors = _distinct_per_row(np.concatenate(spans, axis=1), np.concatenate([m] * len(spans), axis=1))
     distinct_elems = _distinct_per_row(a, m)
     ideal = np.ceil(distinct_elems * size / 32.0)
     requests = m.any(axis=1).astype(np.float64)
@@ -606,7 +629,7 @@ class EstimateBatch:
     element size for all of them: `add` each kernel's accesses, then `run` fills the lists."""
 
     def __init__(self) -> None:
-        self.groups: dict = {}      # (space, size) -> [(out, index, addr, mask, pts, assumed, guards, pts_key, cache, scale)]
+        self.groups: dict = {}      # (space, size) -> [(out, index, addr, mask, pts, assumed, mask2d, cache, scale)]
         self.dups: list = []        # (out, index, index of the same access)
 
     def add(self, accesses, launch: Launch, *, max_iters: int = 8, max_threads: int = MAX_THREADS,
@@ -646,9 +669,9 @@ class EstimateBatch:
                     continue
                 addr = _rows(addr, pts.count, n)
                 pkey = (key, a.loops)
-                mask = cache.mask(a.guards, pkey, pts).reshape(-1)
+                mask2d = cache.mask(a.guards, pkey, pts)
                 groups.setdefault((a.space, a.elem_size), []).append(
-                    (out, i, addr, mask, pts, assumed, a.guards, pkey, cache, scale))
+                    (out, i, addr, mask2d.reshape(-1), pts, assumed, mask2d, cache, scale))
         return out
 
     def run(self) -> None:
@@ -661,7 +684,7 @@ class EstimateBatch:
                     r, u, ii = model(np.concatenate([it[2] for it in items]), np.concatenate([it[3] for it in items]),
                                      size)
                 o = 0
-                for out, i, addr, mask, pts, assumed, guards, pkey, cache, scale in items:
+                for out, i, addr, mask, pts, assumed, mask2d, cache, scale in items:
                     rows = addr.shape[0] // 32
                     sl = slice(o, o + rows)
                     o += rows
@@ -670,7 +693,7 @@ class EstimateBatch:
                     if req == 0:
                         out[i] = Estimate(0.0, 0.0, 0.0, 0.0, assumed)
                         continue
-                    lanes = cache.lane_weight(guards, pkey, pts, mask)
+                    lanes = cache.lane_weight(pts, mask2d)
                     out[i] = Estimate(req * scale, float(w @ u[sl]) * scale, float(w @ ii[sl]) * scale, lanes / req,
                                       assumed)
         for out, i, first in self.dups:

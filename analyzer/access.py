@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import symbolic as S
-from .parse import DOUBLE_TYPES, FLOAT_TYPES, Function, Program, type_size
+from .parse import DOUBLE_TYPES, FIELD, FLOAT_TYPES, Function, Program, type_size
 from .symbolic import Expr
 
 MAX_EXPR = 400          # node budget of a substituted expression before it becomes opaque
@@ -242,6 +242,7 @@ def analyze(program: Program, kernel: Function, template_args: dict[str, int | s
 class _Walker:
     def __init__(self, program: Program, kernel: Function, template_args: dict[str, int]):
         self.p = program
+        self.text = program.text
         self.k = kernel
         self.out = KernelAccesses(kernel)
         self.g = self.out.graph
@@ -267,6 +268,7 @@ class _Walker:
         arrays = {a.name: a for a in program.globals_}
         arrays.update({a.name: a for a in kernel.shared})
         self.arrays = arrays
+        self.array_ptrs: dict[str, _Ptr] = {}
         # names whose first parameter is not a pointer (Function.param finds the first)
         self.scalar_params = set()
         seen_params = set()
@@ -283,7 +285,7 @@ class _Walker:
                 self.g.add_node(prm.name)
 
     # -- helpers
-    def text(self, node) -> str:
+    def text(self, node) -> str:   # replaced by Program.text itself in __init__ (one call less)
         return self.p.text(node)
 
     def resolve(self, type_name: str) -> str:
@@ -364,9 +366,9 @@ class _Walker:
             if self.returns and vals:
                 self.returns[-1].append(vals[0])
         elif t in ("switch_statement",):
-            cond = st.child_by_field_name("condition")
+            cond = st.child_by_field_id(FIELD.condition)
             c = self.expr(cond) if cond is not None else S.UNKNOWN
-            body = st.child_by_field_name("body")
+            body = st.child_by_field_id(FIELD.body)
             if body is not None:
                 self.guards.append(self.fresh("switch", st.start_point[0] + 1, S.symbols(c)))
                 self.with_assignments_opaque(body, lambda: self.block(body))
@@ -384,26 +386,26 @@ class _Walker:
         return None
 
     def declaration(self, st) -> None:
-        tnode = st.child_by_field_name("type")
+        tnode = st.child_by_field_id(FIELD.type)
         base = self.text(tnode) if tnode is not None else "int"
         quals = {self.text(c) for c in st.children if c.type in ("type_qualifier", "storage_class_specifier")}
         if "__shared__" in quals or "__constant__" in quals:
             return  # recorded by the parser
-        for decl in st.children_by_field_name("declarator"):
+        for decl in st.children_by_field_id(FIELD.declarator):
             value_node = None
             if decl.type == "init_declarator":
-                value_node = decl.child_by_field_name("value")
-                decl = decl.child_by_field_name("declarator")
+                value_node = decl.child_by_field_id(FIELD.value)
+                decl = decl.child_by_field_id(FIELD.declarator)
             depth = 0
             dims: list[int | None] = []
             while decl is not None and decl.type in ("pointer_declarator", "array_declarator", "reference_declarator"):
                 if decl.type == "pointer_declarator":
                     depth += 1
                 elif decl.type == "array_declarator":
-                    size = decl.child_by_field_name("size")
+                    size = decl.child_by_field_id(FIELD.size)
                     v = self.const_value(size) if size is not None else None
                     dims.append(int(v) if isinstance(v, (int, float)) else None)
-                decl = decl.child_by_field_name("declarator")
+                decl = decl.child_by_field_id(FIELD.declarator)
             if decl is None:
                 continue
             name = self.text(decl)
@@ -444,13 +446,13 @@ class _Walker:
             self.define(name, self.expr(value_node), line)
 
     def if_statement(self, st) -> Expr | None:
-        cond_node = st.child_by_field_name("condition")
+        cond_node = st.child_by_field_id(FIELD.condition)
         cond = self.expr(cond_node) if cond_node is not None else S.UNKNOWN
         line, col = st.start_point[0] + 1, st.start_point[1] + 1
         self.out.branches.append(Branch(cond, line, col, tuple(self.loops), tuple(self.guards),
                                         self.text(cond_node) if cond_node is not None else ""))
-        then = st.child_by_field_name("consequence")
-        alt = st.child_by_field_name("alternative")
+        then = st.child_by_field_id(FIELD.consequence)
+        alt = st.child_by_field_id(FIELD.alternative)
         before = dict(self.env)
         self.guards.append(cond)
         if then is not None:
@@ -520,29 +522,29 @@ class _Walker:
 
     def for_statement(self, st) -> None:
         line = st.start_point[0] + 1
-        init = st.child_by_field_name("initializer")
+        init = st.child_by_field_id(FIELD.initializer)
         var = None
         init_value: Expr = S.UNKNOWN
         if init is not None:
             if init.type == "declaration":
-                for decl in init.children_by_field_name("declarator"):
+                for decl in init.children_by_field_id(FIELD.declarator):
                     if decl.type == "init_declarator":
-                        name_node = decl.child_by_field_name("declarator")
-                        value = decl.child_by_field_name("value")
+                        name_node = decl.child_by_field_id(FIELD.declarator)
+                        value = decl.child_by_field_id(FIELD.value)
                         if name_node is not None and name_node.type == "identifier":
                             var = self.text(name_node)
                             init_value = self.expr(value) if value is not None else S.UNKNOWN
-                            tnode = init.child_by_field_name("type")
+                            tnode = init.child_by_field_id(FIELD.type)
                             self.types[var] = self.text(tnode) if tnode is not None else "int"
             elif init.type == "assignment_expression":
-                left = init.child_by_field_name("left")
+                left = init.child_by_field_id(FIELD.left)
                 if left is not None and left.type == "identifier":
                     var = self.text(left)
-                    init_value = self.expr(init.child_by_field_name("right"))
+                    init_value = self.expr(init.child_by_field_id(FIELD.right))
             else:
                 self.expr(init)
-        update = st.child_by_field_name("update")
-        body = st.child_by_field_name("body")
+        update = st.child_by_field_id(FIELD.update)
+        body = st.child_by_field_id(FIELD.body)
         step = self._step(update, var) if update is not None else None
         changed = self.assigned_names(body) if body is not None else {}
         if var is not None and var in changed:
@@ -559,7 +561,7 @@ class _Walker:
         saved = self.env.get(var) if var else None
         if var is not None:
             self.env[var] = S.sym(loop_sym)
-        cond_node = st.child_by_field_name("condition")
+        cond_node = st.child_by_field_id(FIELD.condition)
         # Loop-carried variables (`acc += x`, `p += stride`) get an opaque symbol inside the loop,
         # or, for a loop-invariant increment, value0 + iter * increment.
         carried = self._carried(changed, var, line, iter_sym)
@@ -611,7 +613,7 @@ class _Walker:
             else:
                 deps = set(S.symbols(old))
                 for n in nodes:
-                    right = n.child_by_field_name("right")
+                    right = n.child_by_field_id(FIELD.right)
                     if right is not None:
                         deps |= S.symbols(self.expr_quiet(right))
                 self.define(name, self.fresh(name, line, deps), line)
@@ -624,8 +626,8 @@ class _Walker:
         if n.type == "update_expression":
             op = next((c.type for c in n.children if c.type in ("++", "--")), "++")
             return S.const(1 if op == "++" else -1)
-        op = n.child_by_field_name("operator")
-        right = n.child_by_field_name("right")
+        op = n.child_by_field_id(FIELD.operator)
+        right = n.child_by_field_id(FIELD.right)
         if op is None or right is None or self.text(op) not in ("+=", "-="):
             return None
         inc = self.expr_quiet(right)
@@ -640,14 +642,14 @@ class _Walker:
         if var is None:
             return None
         if update.type == "update_expression":
-            arg = update.child_by_field_name("argument")
+            arg = update.child_by_field_id(FIELD.argument)
             if arg is not None and self.text(arg) == var:
                 op = next((c.type for c in update.children if c.type in ("++", "--")), "++")
                 return ("+=", S.const(1 if op == "++" else -1))
         if update.type == "assignment_expression":
-            left = update.child_by_field_name("left")
-            op = update.child_by_field_name("operator")
-            right = update.child_by_field_name("right")
+            left = update.child_by_field_id(FIELD.left)
+            op = update.child_by_field_id(FIELD.operator)
+            right = update.child_by_field_id(FIELD.right)
             if left is not None and self.text(left) == var and op is not None and right is not None:
                 o = self.text(op)
                 value = self.expr_quiet(right)
@@ -655,9 +657,9 @@ class _Walker:
                     return (o, value)
                 if o == "=" and right.type == "binary_expression":
                     # i = i + k
-                    l2 = right.child_by_field_name("left")
-                    r2 = right.child_by_field_name("right")
-                    bop = right.child_by_field_name("operator")
+                    l2 = right.child_by_field_id(FIELD.left)
+                    r2 = right.child_by_field_id(FIELD.right)
+                    bop = right.child_by_field_id(FIELD.operator)
                     if l2 is not None and self.text(l2) == var and bop is not None and r2 is not None:
                         return (self.text(bop) + "=", self.expr_quiet(r2))
         if update.type == "comma_expression":
@@ -666,8 +668,8 @@ class _Walker:
 
     def while_statement(self, st) -> None:
         line = st.start_point[0] + 1
-        body = st.child_by_field_name("body")
-        cond_node = st.child_by_field_name("condition")
+        body = st.child_by_field_id(FIELD.body)
+        cond_node = st.child_by_field_id(FIELD.condition)
         iter_sym = f"iter@{line}"
         self.g.add_node(iter_sym)
         changed = self.assigned_names(st)
@@ -729,8 +731,8 @@ class _Walker:
         if t == "binary_expression":
             return self.binary(node)
         if t == "unary_expression":
-            op = node.child_by_field_name("operator")
-            arg = self.expr(node.child_by_field_name("argument"))
+            op = node.child_by_field_id(FIELD.operator)
+            arg = self.expr(node.child_by_field_id(FIELD.argument))
             o = self.text(op) if op is not None else "-"
             if arg[0] == "c":
                 v = S._unary(o, arg[1])
@@ -738,17 +740,17 @@ class _Walker:
                     return S.const(v)
             return ("u", o, arg)
         if t == "conditional_expression":
-            c = self.expr(node.child_by_field_name("condition"))
+            c = self.expr(node.child_by_field_id(FIELD.condition))
             self.guards.append(c)
-            a = self.expr(node.child_by_field_name("consequence"))
+            a = self.expr(node.child_by_field_id(FIELD.consequence))
             self.guards.pop()
             self.guards.append(S.binop("==", c, S.const(0)))
-            b = self.expr(node.child_by_field_name("alternative"))
+            b = self.expr(node.child_by_field_id(FIELD.alternative))
             self.guards.pop()
             return ("?:", c, a, b)
         if t == "cast_expression":
-            tnode = node.child_by_field_name("type")
-            value = node.child_by_field_name("value")
+            tnode = node.child_by_field_id(FIELD.type)
+            value = node.child_by_field_id(FIELD.value)
             ttext = self.text(tnode) if tnode is not None else ""
             v = self.expr(value)
             if ttext.strip() in DOUBLE_TYPES:
@@ -766,12 +768,12 @@ class _Walker:
         if t == "call_expression":
             return self.call(node)
         if t == "comma_expression":
-            left = node.child_by_field_name("left")
-            right = node.child_by_field_name("right")
+            left = node.child_by_field_id(FIELD.left)
+            right = node.child_by_field_id(FIELD.right)
             self.expr(left)
             return self.expr(right)
         if t in ("sizeof_expression",):
-            tnode = node.child_by_field_name("type")
+            tnode = node.child_by_field_id(FIELD.type)
             if tnode is not None:
                 size = self.size_of(self.text(tnode))
                 if size:
@@ -790,7 +792,7 @@ class _Walker:
         return S.UNKNOWN
 
     def _op(self, node) -> str:
-        op = node.child_by_field_name("operator")
+        op = node.child_by_field_id(FIELD.operator)
         return self.text(op) if op is not None else ""
 
     def number(self, node) -> Expr:
@@ -801,7 +803,7 @@ class _Walker:
                 return S.const(int(txt, 16))
             if txt.startswith("0b"):
                 return S.const(int(txt, 2))
-            if any(ch in txt for ch in ".e") and not txt.startswith("0x") or txt.endswith("f"):
+            if ("." in txt or "e" in txt) and not txt.startswith("0x") or txt.endswith("f"):
                 is_float = txt.endswith("f")
                 value = float(txt.rstrip("f"))
                 if not is_float:
@@ -816,8 +818,8 @@ class _Walker:
             return S.UNKNOWN
 
     def field(self, node) -> Expr:
-        arg = node.child_by_field_name("argument")
-        fld = node.child_by_field_name("field")
+        arg = node.child_by_field_id(FIELD.argument)
+        fld = node.child_by_field_id(FIELD.field)
         if arg is not None and fld is not None and arg.type == "identifier" and self.text(arg) in _BUILTIN_FIELDS:
             name = f"{self.text(arg)}.{self.text(fld)}"
             self.g.add_node(name)
@@ -837,8 +839,8 @@ class _Walker:
             op = self.text(op_node)
         else:
             op = self._op(node)
-            left = node.child_by_field_name("left")
-            right = node.child_by_field_name("right")
+            left = node.child_by_field_id(FIELD.left)
+            right = node.child_by_field_id(FIELD.right)
         a = self.expr(left)
         b = self.expr(right)
         if op in ("+", "-", "*", "/"):
@@ -846,8 +848,8 @@ class _Walker:
         return S.binop(op, a, b)
 
     def assignment(self, node) -> Expr:
-        left = node.child_by_field_name("left")
-        right = node.child_by_field_name("right")
+        left = node.child_by_field_id(FIELD.left)
+        right = node.child_by_field_id(FIELD.right)
         op = self._op(node)
         line = node.start_point[0] + 1
         if left is not None and left.type == "identifier":
@@ -884,7 +886,7 @@ class _Walker:
         return value
 
     def update(self, node) -> Expr:
-        arg = node.child_by_field_name("argument")
+        arg = node.child_by_field_id(FIELD.argument)
         op = next((c.type for c in node.children if c.type in ("++", "--")), "++")
         line = node.start_point[0] + 1
         if arg is not None and arg.type == "identifier":
@@ -903,21 +905,21 @@ class _Walker:
         return S.UNKNOWN
 
     def call(self, node) -> Expr:
-        fn = node.child_by_field_name("function")
-        args_node = node.child_by_field_name("arguments")
+        fn = node.child_by_field_id(FIELD.function)
+        args_node = node.child_by_field_id(FIELD.arguments)
         args = list(args_node.named_children) if args_node is not None else []
         name = self.text(fn) if fn is not None else ""
         line, col = node.start_point[0] + 1, node.start_point[1] + 1
         if fn is not None and fn.type == "template_function":
-            base = fn.child_by_field_name("name")
+            base = fn.child_by_field_id(FIELD.name)
             base_name = self.text(base) if base is not None else name
             if base_name in _CASTS and args:
                 return self.expr(args[0])
             name = base_name
         if fn is not None and fn.type == "field_expression":
-            method = fn.child_by_field_name("field")
+            method = fn.child_by_field_id(FIELD.field)
             mname = self.text(method) if method is not None else ""
-            obj = fn.child_by_field_name("argument")
+            obj = fn.child_by_field_id(FIELD.argument)
             if mname in ("sync",):
                 self.barrier("__syncthreads" if "block" in self.text(obj or fn) or "grid" not in self.text(obj or fn) else "grid.sync", line, col)
                 return S.UNKNOWN
@@ -1029,19 +1031,25 @@ class _Walker:
             name = self.text(node)
             if name in self.ptrs:
                 return self.ptrs[name]
+            got = self.array_ptrs.get(name)
+            if got is not None:
+                return got
             arr = self.arrays.get(name)
             if arr is not None:
+                # the same for the whole walk: made once per array
                 size = self.size_of(arr.type) or 4
-                return _Ptr(name, S.const(0), self.resolve(arr.type), size, arr.space if arr.space != "device" else "global", arr.dims)
+                got = _Ptr(name, S.const(0), self.resolve(arr.type), size, arr.space if arr.space != "device" else "global", arr.dims)
+                self.array_ptrs[name] = got
+                return got
             return None
         if t == "parenthesized_expression":
             inner = node.named_children
             return self.pointer(inner[-1]) if inner else None
         if t == "pointer_expression" and self._op(node) == "&":
-            target = node.child_by_field_name("argument")
+            target = node.child_by_field_id(FIELD.argument)
             return self.address_of(target)
         if t == "binary_expression" and self._op(node) in ("+", "-"):
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            left, right = node.child_by_field_id(FIELD.left), node.child_by_field_id(FIELD.right)
             p = self.pointer(left)
             if p is not None:
                 off = self.expr(right)
@@ -1054,26 +1062,26 @@ class _Walker:
                             p.elem_size, p.space)
             return None
         if t == "cast_expression":
-            tnode = node.child_by_field_name("type")
-            p = self.pointer(node.child_by_field_name("value"))
+            tnode = node.child_by_field_id(FIELD.type)
+            p = self.pointer(node.child_by_field_id(FIELD.value))
             if p is not None and tnode is not None:
                 return self._retype(p, self.text(tnode))
             return p
         if t == "call_expression":
-            fn = node.child_by_field_name("function")
-            args = node.child_by_field_name("arguments")
+            fn = node.child_by_field_id(FIELD.function)
+            args = node.child_by_field_id(FIELD.arguments)
             if fn is not None and fn.type == "template_function" and args is not None and args.named_children:
-                name_node = fn.child_by_field_name("name")
+                name_node = fn.child_by_field_id(FIELD.name)
                 if name_node is not None and self.text(name_node) in _CASTS:
                     p = self.pointer(args.named_children[0])
-                    targs = fn.child_by_field_name("arguments")
+                    targs = fn.child_by_field_id(FIELD.arguments)
                     if p is not None and targs is not None:
                         return self._retype(p, self.text(targs)[1:-1])
                     return p
             return None
         if t == "subscript_expression":
             # a row of a multi-dimensional array
-            p = self.pointer(node.child_by_field_name("argument"))
+            p = self.pointer(node.child_by_field_id(FIELD.argument))
             if p is not None and len(p.dims) > 1:
                 idx = self._index(node)
                 row = 1
@@ -1083,15 +1091,15 @@ class _Walker:
                 return _Ptr(p.base, off, p.elem_type, p.elem_size, p.space, p.dims[1:])
             return None
         if t == "conditional_expression":
-            return self.pointer(node.child_by_field_name("consequence"))
+            return self.pointer(node.child_by_field_id(FIELD.consequence))
         if t == "field_expression":
             return self._pointer_field(node)
         return None
 
     def _pointer_field(self, node) -> _Ptr | None:
         """`p.x` / `p->x` where x is a pointer field of a known struct: a base of its own (`p.x`)."""
-        arg = node.child_by_field_name("argument")
-        fld = node.child_by_field_name("field")
+        arg = node.child_by_field_id(FIELD.argument)
+        fld = node.child_by_field_id(FIELD.field)
         if arg is None or fld is None or arg.type != "identifier":
             return None
         owner = self.types.get(self.text(arg), "")
@@ -1113,10 +1121,10 @@ class _Walker:
         return _Ptr(p.base, p.offset, base, size, p.space)
 
     def _index(self, node) -> Expr:
-        idx_list = node.child_by_field_name("indices")
+        idx_list = node.child_by_field_id(FIELD.indices)
         if idx_list is not None and idx_list.named_children:
             return self.expr(idx_list.named_children[0])
-        idx = node.child_by_field_name("index")
+        idx = node.child_by_field_id(FIELD.index)
         return self.expr(idx) if idx is not None else S.UNKNOWN
 
     def address_of(self, target) -> _Ptr | None:
@@ -1124,7 +1132,7 @@ class _Walker:
         if target is None:
             return None
         if target.type == "subscript_expression":
-            p = self.pointer(target.child_by_field_name("argument"))
+            p = self.pointer(target.child_by_field_id(FIELD.argument))
             if p is None:
                 return None
             idx = self._index(target)
@@ -1143,12 +1151,12 @@ class _Walker:
         if target.type == "parenthesized_expression" and target.named_children:
             return self.address_of(target.named_children[-1])
         if target.type == "pointer_expression" and self._op(target) == "*":
-            return self.pointer(target.child_by_field_name("argument"))
+            return self.pointer(target.child_by_field_id(FIELD.argument))
         return None
 
     def _field_ptr(self, node) -> _Ptr | None:
-        arg = node.child_by_field_name("argument")
-        fld = node.child_by_field_name("field")
+        arg = node.child_by_field_id(FIELD.argument)
+        fld = node.child_by_field_id(FIELD.field)
         operator = self._op(node)
         base = self.pointer(arg) if operator == "->" else self.address_of(arg)
         if base is None or fld is None:
@@ -1167,7 +1175,7 @@ class _Walker:
         return None
 
     def load(self, node) -> Expr:
-        ptr = self.address_of(node) if node.type != "pointer_expression" else self.pointer(node.child_by_field_name("argument"))
+        ptr = self.address_of(node) if node.type != "pointer_expression" else self.pointer(node.child_by_field_id(FIELD.argument))
         if node.type == "field_expression" and ptr is None:
             return S.UNKNOWN
         if ptr is None:
@@ -1177,7 +1185,7 @@ class _Walker:
 
     def store(self, node) -> None:
         if node.type == "pointer_expression" and self._op(node) == "*":
-            ptr = self.pointer(node.child_by_field_name("argument"))
+            ptr = self.pointer(node.child_by_field_id(FIELD.argument))
         else:
             ptr = self.address_of(node)
         if ptr is None:

@@ -39,6 +39,21 @@ def _language():
         ) from exc
 
 
+class _FieldIds:
+    """tree-sitter field ids by name (`FIELD.body`), for `child_by_field_id`: `child_by_field_name`
+    looks the name up in the grammar on every call, which costs 4x the child lookup itself."""
+
+    def __getattr__(self, name: str) -> int:   # the first use of a name only
+        fid = _language().field_id_for_name(name)
+        if fid is None:
+            raise AttributeError(f"tree-sitter-cuda has no field {name!r}")
+        setattr(self, name, fid)
+        return fid
+
+
+FIELD = _FieldIds()
+
+
 def parser():
     import tree_sitter
 
@@ -134,6 +149,13 @@ class Program:
     structs: dict[str, int]       # struct name -> size in bytes, where every field is a known type
     fields: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)  # struct -> field -> (offset, type)
     aliases: dict[str, str] = field(default_factory=dict)  # typedef / using / #define names of types
+    # the source as str when it is ASCII (byte offsets are then str offsets): `text` slices it
+    # instead of decoding a bytes slice on each of its ~10^3 calls per file
+    _ascii: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.source.isascii():
+            self._ascii = self.source.decode("ascii")
 
     def resolve_type(self, name: str, extra: dict[str, str] | None = None) -> str:
         """Follow typedefs, `using`, type #defines and (extra) template type arguments."""
@@ -156,6 +178,9 @@ class Program:
         return next((f for f in self.functions if f.name == name), None)
 
     def text(self, node) -> str:
+        s = self._ascii
+        if s is not None:
+            return s[node.start_byte:node.end_byte]
         return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
 
@@ -465,7 +490,7 @@ class _Builder:
                 self._function(node, tparams)
                 # Only launch sites (and the dim3 variables they use) are wanted inside bodies:
                 # skip bodies without `<<<` rather than walk every node of every kernel.
-                body = node.child_by_field_name("body")
+                body = node.child_by_field_id(FIELD.body)
                 if body is not None and b"<<<" in self.src[body.start_byte:body.end_byte]:
                     stack.append((body, {}))
             elif t == "declaration":
@@ -517,8 +542,8 @@ class _Builder:
 
     # -- constants
     def _define(self, node) -> None:
-        name = node.child_by_field_name("name")
-        value = node.child_by_field_name("value")
+        name = node.child_by_field_id(FIELD.name)
+        value = node.child_by_field_id(FIELD.value)
         if name is None or value is None:
             return
         v = eval_constant(self.text(value), self.constants)
@@ -528,28 +553,28 @@ class _Builder:
             self.aliases[self.text(name)] = self.text(value).strip()  # #define T float4
 
     def _alias(self, node) -> None:
-        tnode = node.child_by_field_name("type")
+        tnode = node.child_by_field_id(FIELD.type)
         if tnode is None:
             return
         target = " ".join(self.text(tnode).replace("const", " ").split())
         if node.type == "alias_declaration":
-            name = node.child_by_field_name("name")
+            name = node.child_by_field_id(FIELD.name)
             if name is not None:
                 self.aliases[self.text(name)] = target
             return
-        for d in node.children_by_field_name("declarator"):
+        for d in node.children_by_field_id(FIELD.declarator):
             if d.type in ("type_identifier", "identifier", "primitive_type"):
                 self.aliases[self.text(d)] = target
 
     def _template_params(self, node) -> dict[str, int | None]:
         out: dict[str, int | None] = {}
-        plist = node.child_by_field_name("parameters")
+        plist = node.child_by_field_id(FIELD.parameters)
         if plist is None:
             return out
         for p in plist.named_children:
-            decl = p.child_by_field_name("declarator")
+            decl = p.child_by_field_id(FIELD.declarator)
             if p.type in ("parameter_declaration", "optional_parameter_declaration") and decl is not None:
-                default = p.child_by_field_name("default_value")
+                default = p.child_by_field_id(FIELD.default_value)
                 out[self.text(decl)] = eval_constant(self.text(default), self.constants) if default is not None else None
             elif p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
                 ident = next((c for c in p.named_children if c.type in ("type_identifier", "identifier")), None)
@@ -558,8 +583,8 @@ class _Builder:
         return out
 
     def _struct(self, node) -> None:
-        name = node.child_by_field_name("name")
-        body = node.child_by_field_name("body")
+        name = node.child_by_field_id(FIELD.name)
+        body = node.child_by_field_id(FIELD.body)
         if name is None or body is None:
             return
         total = 0
@@ -567,23 +592,23 @@ class _Builder:
         for f in body.named_children:
             if f.type != "field_declaration":
                 continue
-            ftype = f.child_by_field_name("type")
+            ftype = f.child_by_field_id(FIELD.type)
             base_size = type_size(self.text(ftype), self.structs) if ftype is not None else None
-            for d in f.children_by_field_name("declarator"):
+            for d in f.children_by_field_id(FIELD.declarator):
                 count = 1
                 stars = 0
                 while d is not None and d.type == "pointer_declarator":
                     stars += 1   # a pointer field: 8 bytes, whatever it points to
-                    d = d.child_by_field_name("declarator")
+                    d = d.child_by_field_id(FIELD.declarator)
                 size = 8 if stars else base_size
                 if size is None:
                     return
                 while d is not None and d.type == "array_declarator":
-                    n = eval_constant(self.text(d.child_by_field_name("size")), self.constants) if d.child_by_field_name("size") else None
+                    n = eval_constant(self.text(d.child_by_field_id(FIELD.size)), self.constants) if d.child_by_field_id(FIELD.size) else None
                     if not isinstance(n, int):
                         return
                     count *= n
-                    d = d.child_by_field_name("declarator")
+                    d = d.child_by_field_id(FIELD.declarator)
                 align = min(size, 16)
                 total = -(-total // align) * align  # natural alignment, as the compiler lays it out
                 if d is not None:
@@ -596,21 +621,21 @@ class _Builder:
     # -- declarations: constants and memory-space arrays
     def _declaration(self, node, file_scope: bool) -> None:
         quals = self._qualifiers(node)
-        type_node = node.child_by_field_name("type")
+        type_node = node.child_by_field_id(FIELD.type)
         base = self.text(type_node) if type_node is not None else "int"
-        for decl in node.children_by_field_name("declarator"):
+        for decl in node.children_by_field_id(FIELD.declarator):
             if base == "dim3" and decl.type == "function_declarator":
                 # `dim3 block(TILE, ROWS);` parses as a function declaration (the most vexing parse)
-                name = decl.child_by_field_name("declarator")
-                params = decl.child_by_field_name("parameters")
+                name = decl.child_by_field_id(FIELD.declarator)
+                params = decl.child_by_field_id(FIELD.parameters)
                 if name is not None and params is not None:
                     vals = [eval_constant(self.text(p), self.constants) for p in params.named_children]
                     if vals and len(vals) <= 3 and all(isinstance(v, (int, float)) for v in vals):
                         self.dim3_vars[self.text(name)] = tuple(int(v) for v in vals) + (1,) * (3 - len(vals))
                 continue
             if decl.type == "init_declarator":
-                inner = decl.child_by_field_name("declarator")
-                value = decl.child_by_field_name("value")
+                inner = decl.child_by_field_id(FIELD.declarator)
+                value = decl.child_by_field_id(FIELD.value)
                 if inner is not None and inner.type == "identifier" and value is not None:
                     if base == "dim3" and value.type == "argument_list":
                         dims = self._dims_from_args(value)
@@ -638,10 +663,10 @@ class _Builder:
     def _array(self, decl, base: str, extern: bool, line: int, space: str) -> SharedArray | None:
         dims: list[int | None] = []
         while decl is not None and decl.type == "array_declarator":
-            size = decl.child_by_field_name("size")
+            size = decl.child_by_field_id(FIELD.size)
             v = eval_constant(self.text(size), self.constants) if size is not None else None
             dims.append(int(v) if isinstance(v, (int, float)) else None)
-            decl = decl.child_by_field_name("declarator")
+            decl = decl.child_by_field_id(FIELD.declarator)
         if decl is None or decl.type != "identifier":
             return None
         return SharedArray(self.text(decl), base, tuple(reversed(dims)), extern, line, space)
@@ -661,17 +686,17 @@ class _Builder:
                         for n in c.named_children]
                 nums = [int(n) if isinstance(n, (int, float)) else None for n in nums]
                 bounds = LaunchBounds(nums[0] if nums else None, nums[1] if len(nums) > 1 else None)
-        declarator = node.child_by_field_name("declarator")
+        declarator = node.child_by_field_id(FIELD.declarator)
         while declarator is not None and declarator.type not in ("function_declarator",):
-            declarator = declarator.child_by_field_name("declarator")
+            declarator = declarator.child_by_field_id(FIELD.declarator)
         if declarator is None:
             return
-        name_node = declarator.child_by_field_name("declarator")
+        name_node = declarator.child_by_field_id(FIELD.declarator)
         name = self.text(name_node) if name_node is not None else "?"
         if kind == "host":
             kind = self._kind_from_macros(node, kind)
-        params = self._params(declarator.child_by_field_name("parameters"))
-        body = node.child_by_field_name("body")
+        params = self._params(declarator.child_by_field_id(FIELD.parameters))
+        body = node.child_by_field_id(FIELD.body)
         if body is None:
             return
         (l0, c0), (l1, _) = node.start_point, node.end_point
@@ -686,7 +711,7 @@ class _Builder:
             return kind
         prev = node.prev_sibling
         begin = prev.end_byte if prev is not None else max(0, node.start_byte - 200)
-        declarator = node.child_by_field_name("declarator")
+        declarator = node.child_by_field_id(FIELD.declarator)
         end = declarator.start_byte if declarator is not None else node.start_byte
         before = self.original[begin:end]
         for name, expansion in self.qualifier_macros.items():
@@ -704,10 +729,10 @@ class _Builder:
         for p in plist.named_children:
             if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
                 continue
-            tnode = p.child_by_field_name("type")
+            tnode = p.child_by_field_id(FIELD.type)
             base = self.text(tnode) if tnode is not None else "?"
             quals = {self.text(c) for c in p.children if c.type == "type_qualifier"}
-            decl = p.child_by_field_name("declarator")
+            decl = p.child_by_field_id(FIELD.declarator)
             depth = 0
             restrict = False
             while decl is not None and decl.type in ("pointer_declarator", "reference_declarator", "array_declarator",
@@ -716,7 +741,7 @@ class _Builder:
                     depth += 1
                 restrict = restrict or any(self.text(c) in ("__restrict__", "restrict") for c in decl.children
                                            if c.type == "type_qualifier")
-                decl = decl.child_by_field_name("declarator")
+                decl = decl.child_by_field_id(FIELD.declarator)
             name = self.text(decl) if decl is not None else f"arg{len(out)}"
             out.append(Param(name, base, depth, "const" in quals, restrict))
         return tuple(out)
@@ -736,11 +761,11 @@ class _Builder:
             quals = self._qualifiers(n)
             if "__shared__" not in quals:
                 continue
-            tnode = n.child_by_field_name("type")
+            tnode = n.child_by_field_id(FIELD.type)
             base = self.text(tnode) if tnode is not None else "?"
-            for decl in n.children_by_field_name("declarator"):
+            for decl in n.children_by_field_id(FIELD.declarator):
                 if decl.type == "init_declarator":
-                    decl = decl.child_by_field_name("declarator")
+                    decl = decl.child_by_field_id(FIELD.declarator)
                 arr = self._array(decl, base, "extern" in quals, n.start_point[0] + 1, "shared")
                 if arr is not None:
                     yield arr
@@ -750,11 +775,11 @@ class _Builder:
         syntax = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
         if syntax is None:
             return
-        fn = node.child_by_field_name("function")
+        fn = node.child_by_field_id(FIELD.function)
         targs: tuple[str, ...] = ()
         if fn is not None and fn.type == "template_function":
-            name_node = fn.child_by_field_name("name")
-            args = fn.child_by_field_name("arguments")
+            name_node = fn.child_by_field_id(FIELD.name)
+            args = fn.child_by_field_id(FIELD.arguments)
             targs = tuple(self.text(a) for a in args.named_children) if args is not None else ()
             name = self.text(name_node) if name_node is not None else self.text(fn)
         else:
@@ -774,9 +799,9 @@ class _Builder:
         if node.type == "identifier" and self.text(node) in self.dim3_vars:
             return self.dim3_vars[self.text(node)]
         if node.type == "call_expression":
-            fn = node.child_by_field_name("function")
+            fn = node.child_by_field_id(FIELD.function)
             if fn is not None and self.text(fn) == "dim3":
-                return self._dims_from_args(node.child_by_field_name("arguments"))
+                return self._dims_from_args(node.child_by_field_id(FIELD.arguments))
         if node.type == "initializer_list":
             return self._dims_from_args(node)
         v = eval_constant(self.text(node), self.constants)

@@ -110,18 +110,28 @@ def size(e: Expr) -> int:
 _EMPTY: frozenset[str] = frozenset()
 
 
+_ONE: dict[str, frozenset[str]] = {}   # name -> frozenset((name,)): one set per name, not per call
+
+
 def symbols(e: Expr) -> frozenset[str]:
     """Free symbols; loads contribute the symbols of their index (their value varies with it)."""
     t = e[0]
     if t == "s":
-        return frozenset((e[1],))
+        v = _ONE.get(e[1])
+        if v is None:
+            if len(_ONE) >= _MEMO_LIMIT:
+                _ONE.clear()
+            v = _ONE[e[1]] = frozenset((e[1],))
+        return v
     if t == "c" or t == "?":
         return _EMPTY
     hit = _SYMBOLS.get(id(e))
     if hit is not None and hit[0] is e:
         return hit[1]
     if t == "b":
-        v = symbols(e[2]) | symbols(e[3])
+        a, b = symbols(e[2]), symbols(e[3])
+        # reuse a side when the union adds nothing (a new set per node costs more than the test)
+        v = a if (a is b or not b) else b if not a else a | b
     elif t == "u" or t == "ld":
         v = symbols(e[2])
     elif t == "?:":

@@ -368,6 +368,20 @@ def test_forward_that_breaks_on_meta_is_unchecked_not_failed(tmp_path):
     assert "forward failed" in ev.gates["launches_own_kernel"].detail
 
 
+def test_constructor_that_fails_still_gets_findings(tmp_path, monkeypatch):
+    text = (CANDIDATES / "relu_inline.py").read_text().replace("def __init__(self):", "def __init__(self, width):")
+    p = tmp_path / "ctor.py"
+    p.write_text(text)
+    ev = evaluate_torch(tk.loader()["torch/relu/small"], p, device="cpu")
+    g = ev.gates["launches_own_kernel"]
+    assert g.passed is None and "building ModelNew failed: TypeError" in g.detail   # unchecked on meta
+    assert ev.findings and ev.kernels == [] and ev.failed_gate is None
+    _fake_build(monkeypatch, tmp_path, {"relu_cuda": lambda x: x.clamp(min=0)})
+    ev = _run(p)                                                                     # built: a failure
+    assert ev.gates["launches_own_kernel"].passed is False and ev.gates["correct"].passed is False
+    assert ev.reward == -1.0
+
+
 def test_cmd_evaluate_torch(capsys):
     rc = cmd_evaluate_torch("torch/relu/small", str(CANDIDATES / "relu_inline.py"), "json", device="cpu",
                             model=None)

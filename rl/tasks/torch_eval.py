@@ -234,8 +234,7 @@ def _where(path: Path, pos: dict, unit: int, line: int, col: int) -> str:
 
 def _lint(path: Path, units: list[CudaUnit], launches: list[BoundLaunch], pos: dict) -> tuple[list[str], list[str]]:
     """Findings of every CUDA string at Python positions, each kernel linted with its first traced launch."""
-    from analyzer.lint import LaunchSpec, split_name_expression
-    from analyzer.lint import lint_source
+    from analyzer.lint import LaunchSpec, lint_source, split_name_expression
 
     findings: list[str] = []
     notes: list[str] = []
@@ -531,7 +530,7 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
             ev.gates["correct"] = Gate(False, gate.detail)
             ev.reward = config.fail_reward
         ev.notes.append(gate.detail)
-        return _static_only(ev, path, cand, config, model, arch)
+        return _static_only(ev, path, cand, config)
     if n_state:
         ev.notes.append(f"{copied} of {n_state} ModelNew parameters/buffers copied from Model (same name and shape)")
     inputs = task.make_inputs(seeds[0] if seeds else 0, run_device)
@@ -581,7 +580,7 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
     return ev
 
 
-def _static_only(ev: TorchEvaluation, path: Path, cand: Candidate, config, model, arch) -> TorchEvaluation:
+def _static_only(ev: TorchEvaluation, path: Path, cand: Candidate, config: RewardConfig) -> TorchEvaluation:
     """Findings of the CUDA strings when no forward could be traced (launches from the source or defaults)."""
     pos = _positions(path, cand.units)
     ev.findings, notes = _lint(path, cand.units, [], pos)

@@ -139,7 +139,7 @@ class TorchTask:
     imported: bool = False
     kind: str = "torch"
     candidates: tuple = ()
-    baseline: None = None
+    baseline: Any = None                  # no Sample: the baseline is the reference under PyTorch eager
     meta: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from . import models
+from . import symbolic as S
 from .access import KernelAccesses, analyze
 from .parse import Function, Program, parse
 from .resources import CompilerUnavailable, Resources, estimate_registers, ptxas_resources
@@ -198,6 +199,7 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
     try:
         return _lint_source(source, path, settings, rules, launches, kernels, default_launch)
     finally:
+        S.forget()
         if paused:
             gc.enable()
 

@@ -57,12 +57,13 @@ def cmd_tasks(ns) -> int:
     from .tasks import UnknownTask, all_tasks, get
 
     if ns.action == "list":
-        tasks = all_tasks()
+        tasks = all_tasks([ns.kind] if ns.kind else None)
         for tid, t in tasks.items():
-            if ns.kind and t.kind != ns.kind:
-                continue
-            print(f"{tid}\t{t.kind}\t{len(t.candidates)} variants\tbaseline {t.baseline.variant}")
+            base = t.baseline.variant if t.baseline is not None else "PyTorch eager"
+            print(f"{tid}\t{t.kind}\t{len(t.candidates)} variants\tbaseline {base}")
         return 0
+    if ns.action == "import":
+        return _import(ns.task, ns.into)
     if ns.action == "show":
         if not ns.task:
             print("error: tasks show needs a task id", file=sys.stderr)
@@ -72,17 +73,62 @@ def cmd_tasks(ns) -> int:
         except UnknownTask as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        from .submission import task_prompt
+        if t.kind == "torch":
+            print(t.prompt())
+            return 0
+        from .submission import SubmissionError, task_prompt
 
-        print(task_prompt(t))
+        try:
+            print(task_prompt(t))
+        except SubmissionError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         return 0
     print(f"error: unknown tasks action {ns.action!r}", file=sys.stderr)
     return 2
 
 
+def _import(src: str | None, into: str | None) -> int:
+    """Import task files from a directory: KernelBench-layout .py files as torch tasks, NAME.c +
+    NAME.toml + NAME.cu triples as c tasks. Exit 0 all imported, 1 some refused, 2 none or bad input."""
+    if not src:
+        print("error: tasks import needs a directory", file=sys.stderr)
+        return 2
+    d = Path(src)
+    if not d.is_dir():
+        print(f"error: {src}: not a directory", file=sys.stderr)
+        return 2
+    has_py = any(d.glob("*.py"))
+    has_c = any(d.glob("*.toml"))
+    if not (has_py or has_c):
+        print(f"error: {src}: no task files (*.py in the KernelBench layout, or NAME.c + NAME.toml + NAME.cu)",
+              file=sys.stderr)
+        return 2
+    codes = []
+    if has_py:
+        from .tasks.torch_kind import cmd_import_torch
+
+        codes.append(cmd_import_torch(str(d), into and str(Path(into) / "torch")))
+    if has_c:
+        from .tasks.c_kind import import_c_tasks
+
+        rep = import_c_tasks(d, into and Path(into) / "c")
+        for name in rep.imported:
+            print(f"imported c task {name}")
+        for err in rep.errors:
+            print(f"error: {err}", file=sys.stderr)
+        codes.append(0 if not rep.errors else (1 if rep.imported else 2))
+    return max(codes)
+
+
 def cmd_evaluate(ns) -> int:
     from .core import RewardCore
     from .tasks import UnknownTask, get
+
+    if ns.task.startswith("torch/"):
+        from .tasks.torch_eval import cmd_evaluate_torch
+
+        return cmd_evaluate_torch(ns.task, ns.candidate, ns.format)
 
     try:
         task = get(ns.task)
@@ -147,9 +193,10 @@ def parser() -> argparse.ArgumentParser:
         add_arguments(s)
     except ImportError as exc:          # the server's extra is not installed
         s.set_defaults(_missing=f"the reward server needs starlette and uvicorn ({exc}): pip install 'cudaperf[rl]'")
-    k = sub.add_parser("tasks", help="list or show tasks")
-    k.add_argument("action", choices=["list", "show"])
-    k.add_argument("task", nargs="?")
+    k = sub.add_parser("tasks", help="list, show or import tasks")
+    k.add_argument("action", choices=["list", "show", "import"])
+    k.add_argument("task", nargs="?", help="show: a task id; import: a directory of task files")
+    k.add_argument("--into", help="import: the task directory (default $CUDAPERF_TASKS or ~/.local/share/cudaperf/tasks)")
     k.add_argument("--kind", help="only tasks of this kind (family, torch, c)")
     e = sub.add_parser("evaluate", help="score one candidate (a reply or a .cu file with a // launch: line)")
     e.add_argument("task")

@@ -78,7 +78,7 @@ class _Static:
 
 class RewardCore:
     def __init__(self, model=None, oracle: Oracle | None = None, scheduler=None, config: RewardConfig | None = None,
-                 arch: str = "sm_90", ptxas: bool = False) -> None:
+                 arch: str = "sm_90", ptxas: bool = False, task_correction: bool = True) -> None:
         self.model = model
         self.oracle = oracle
         self.scheduler = scheduler
@@ -91,6 +91,8 @@ class RewardCore:
         self._baseline_real: dict[str, float | None] = {}
         self.seen_ids: set[str] = set()
         self.real_log: list[dict[str, Any]] = []     # each new real answer beside the surrogate's prediction
+        self._task_ids: dict[str, list[str]] = {}      # task id -> its measured sample ids with features
+        self.task_correction = task_correction
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -165,7 +167,24 @@ class RewardCore:
                 self.scheduler.charge()
             a = known or (self._measure([task.baseline])[0] if self.oracle is not None else None)
             self._baseline_real[task.id] = a.time_ms if a is not None and a.ok else None
+            if a is not None and a.ok and self.scheduler is not None:
+                self.scheduler.note_real(task.id, a.time_ms)
+            if a is not None and a.ok and known is None and self.static(task.baseline).x is not None:
+                self._task_ids.setdefault(task.id, []).append(a.sample_id)
         return self._baseline_real[task.id]
+
+    def task_offset(self, task: Task) -> float:
+        """log(real / predicted), the median over the task's real answers under the current model: a
+        surrogate that misjudges a family it never saw is often off by one factor for the whole task,
+        and predicted times are compared with measured ones of the same task (the scheduler's bar,
+        the best kernel found). 0 without real answers. The speed term is unchanged by it: the
+        predicted baseline gets the same factor."""
+        ids = [sid for sid in self._task_ids.get(task.id, ()) if self.measured[sid].ok]
+        if not ids or self.model is None:
+            return 0.0
+        X = np.vstack([self._static[sid].x for sid in ids])
+        real = np.array([self.measured[sid].time_ms for sid in ids])
+        return float(np.median(np.log(real / self.model.predict(X))))
 
     def saved_s(self) -> float:
         """GPU-seconds the surrogate saved: distinct candidates rewarded without a real run, at the
@@ -190,9 +209,10 @@ class RewardCore:
             base_st = self.static(task.baseline)
             rows = [statics[i].x for i in ok] + ([base_st.x] if base_st.x is not None else [])
             iv = self.model.predict_with_uncertainty(np.vstack(rows))
-            pred[ok], lo[ok], hi[ok] = iv.time_ms[:len(ok)], iv.lo_ms[:len(ok)], iv.hi_ms[:len(ok)]
+            k = math.exp(self.task_offset(task)) if self.task_correction else 1.0
+            pred[ok], lo[ok], hi[ok] = k * iv.time_ms[:len(ok)], k * iv.lo_ms[:len(ok)], k * iv.hi_ms[:len(ok)]
             if base_st.x is not None:
-                base_pred = float(iv.time_ms[-1])
+                base_pred = k * float(iv.time_ms[-1])
 
         # which candidates get a real answer
         real: list[RealAnswer | None] = [self.measured.get(s.sample_id) for s in samples]
@@ -207,6 +227,8 @@ class RewardCore:
                 got = self._measure([samples[i] for i in idx])
                 for i, a in zip(idx, got):
                     real[i] = a
+                    if a is not None and a.ok and statics[i].x is not None:
+                        self._task_ids.setdefault(task.id, []).append(a.sample_id)
                     if a is not None:
                         self.real_log.append({"task_id": task.id, "sample_id": a.sample_id,
                                               "variant": samples[i].variant, "status": a.status,

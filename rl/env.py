@@ -51,6 +51,8 @@ def observation(task: Task, turn: int, sample: Sample | None, scored: Scored) ->
     real = scored.real
     if real is not None:
         log = real.message or ("compiled and ran" if real.status == "ok" else real.status)
+    elif sample is None:
+        log = "no kernel: the reply did not give one that could be launched"
     else:
         compile_gate = br.get("gates", {}).get("compile", {})
         log = compile_gate.get("detail") or "not compiled (surrogate answer)"

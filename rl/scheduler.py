@@ -3,7 +3,9 @@
 Per batch (one task's candidates), in priority order, while the budget allows:
 1. the best candidate of the batch by predicted time (a policy's best is what it will build on:
    a wrong prediction there misleads the most);
-2. the most uncertain ones: relative interval width log(hi/lo) above `uncertainty`;
+2. the uncertain ones (relative interval width log(hi/lo) above `uncertainty`) whose optimistic
+   bound beats the best real time of the task so far, lowest bound first (`acquisition =
+   "optimistic"`, as Bayesian autotuners pick); or simply the widest first (`"width"`);
 3. a random share `epsilon` of the rest (keeps the calibration honest where the model is confident).
 The budget caps real answers at `budget` x distinct candidates scored so far: a candidate seen
 again is not new work (its earlier answer, real or predicted, stands), and an already measured
@@ -35,6 +37,7 @@ class SchedulerConfig:
     refit_every: int = 16            # K: real answers per surrogate update
     recalibrate: bool = True
     update_mode: str = "boost"       # "boost" (milliseconds) or "refit" (seconds)
+    acquisition: str = "optimistic"  # uncertain ones: "optimistic" (could beat the best real time) or "width"
     seed: int = 0
 
 
@@ -70,6 +73,7 @@ class Scheduler:
     def __post_init__(self) -> None:
         self._rng = random.Random(self.config.seed)
         self._seen: set[str] = set()
+        self._best_real: dict[str, float] = {}                           # task id -> best measured ms
         self._window: list[tuple[np.ndarray, float, float, str]] = []   # (x, real ms, predicted ms, group)
 
     def allowance(self) -> int:
@@ -110,9 +114,18 @@ class Scheduler:
                         picks.append(best)
             width = {i: math.log(hi[i] / lo[i]) if np.isfinite(hi[i]) and np.isfinite(lo[i]) and lo[i] > 0 else math.inf
                      for i in open_}
-            for i in sorted(open_, key=lambda i: -width[i]):
-                if width[i] > cfg.uncertainty and i not in picks:
-                    picks.append(i)
+            if cfg.acquisition == "optimistic":
+                # uncertain AND possibly faster than the best real time of the task: what could change
+                # the run's answer, most promising (lowest optimistic bound) first
+                bar = self._best_real.get(task.id, math.inf)
+                lows = {i: lo[i] if np.isfinite(lo[i]) else -math.inf for i in open_}
+                for i in sorted(open_, key=lambda i: lows[i]):
+                    if width[i] > cfg.uncertainty and lows[i] < bar and i not in picks:
+                        picks.append(i)
+            else:
+                for i in sorted(open_, key=lambda i: -width[i]):
+                    if width[i] > cfg.uncertainty and i not in picks:
+                        picks.append(i)
             for i in open_:
                 if i not in picks and self._rng.random() < cfg.epsilon:
                     picks.append(i)
@@ -126,11 +139,16 @@ class Scheduler:
         self.asked += len(picks)
         return want
 
+    def note_real(self, task_id: str, time_ms: float) -> None:
+        """A real time of the task learned outside `observe` (its baseline): the bar to beat."""
+        self._best_real[task_id] = min(self._best_real.get(task_id, math.inf), float(time_ms))
+
     def observe(self, model, xs: Sequence[np.ndarray], real_ms: Sequence[float], pred_ms: Sequence[float],
                 group: str = "") -> dict[str, Any] | None:
         """Take new real answers; refit every `refit_every` of them. Returns the refit's log entry."""
         for x, r, p in zip(xs, real_ms, pred_ms):
             self._window.append((np.asarray(x, float), float(r), float(p), group))
+            self._best_real[group] = min(self._best_real.get(group, math.inf), float(r))
         if len(self._window) < self.config.refit_every:
             return None
         X = np.vstack([w[0] for w in self._window])

@@ -597,6 +597,10 @@ def task_prompt(task: Task) -> str:
             why = f"= {vals[a.name]}"
         lines.append(f"  {_c_param(a):<{width}}  // {why}")
     tol = "exactly" if b.atol == 0 and b.rtol == 0 else f"within |out - ref| <= {b.atol:g} + {b.rtol:g} * |ref|"
+    c_src = (task.meta or {}).get("c_source") if task.kind == "c" else None
+    if c_src:       # a port task: the sequential C is what to port; the naive port is the bar to beat
+        lines += ["", f"The sequential C reference ({task.meta.get('function', 'function')}), the semantics to port:",
+                  "```c", c_src.strip(), "```"]
     lines += [f"Checked outputs must match the reference {tol}.", "",
               f"Baseline (the time your speedup is measured against; variant {b.variant}):",
               "```cuda", launch_line(b), b.source.rstrip("\n"), "```", "",

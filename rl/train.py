@@ -293,6 +293,7 @@ def train(cfg: TrainConfig, *, oracle=None, model=None, judge: Judge | None = No
         seen = believed[t.id]
         if not seen:
             continue
+        seen = _final_beliefs(core, t, seen)
         sid, (ms, sample) = min(seen.items(), key=lambda kv: kv[1][0])
         entry = {"sample_id": sid, "variant": sample.variant, "believed_ms": ms,
                  "measured": sid in core.measured}
@@ -330,6 +331,20 @@ def train(cfg: TrainConfig, *, oracle=None, model=None, judge: Judge | None = No
         f"~{core.saved_s():.1f} GPU-s saved); logs in {out}")
     core.close()
     return result
+
+
+def _final_beliefs(core: RewardCore, task: Task, seen: dict[str, tuple[float, Any]]) -> dict[str, tuple[float, Any]]:
+    """Measured times where measured, else the final surrogate's prediction: a refitted model knows
+    more than the one that scored a candidate many steps ago."""
+    todo = [(sid, s) for sid, (_, s) in seen.items()
+            if not (sid in core.measured and core.measured[sid].ok) and core.static(s).x is not None]
+    if not todo or core.model is None:
+        return seen
+    pred = core.model.predict(np.vstack([core.static(s).x for _, s in todo])) * math.exp(core.task_offset(task))
+    out = dict(seen)
+    for (sid, s), p in zip(todo, pred):
+        out[sid] = (float(p), s)
+    return out
 
 
 def _jsonable(x):

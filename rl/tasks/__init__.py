@@ -127,10 +127,21 @@ def all_tasks(kinds: Iterable[str] | None = None) -> dict[str, Task]:
 
 
 def get(task_id: str) -> Task:
-    for load in _KINDS.values():
+    kind = task_id.split("/", 1)[0]
+    # ids of other kinds start with the kind ("c/jacobi2d/small", "torch/relu/small"): load only that one
+    loaders = [_KINDS[kind]] if kind in _KINDS and kind != "family" else list(_KINDS.values())
+    for load in loaders:
         tasks = load()
         if task_id in tasks:
             return tasks[task_id]
-    known = sorted(all_tasks())
+    known = sorted(all_tasks([kind] if kind in _KINDS and kind != "family" else None))
     hint = ", ".join(t for t in known if t.split("/")[0] == task_id.split("/")[0])[:200] or ", ".join(known[:8])
     raise UnknownTask(f"unknown task {task_id!r} (known: {hint}{' ...' if len(known) > 8 else ''})")
+
+
+# Other kinds register themselves here; their modules import Task from this one.
+from . import c_kind as _c_kind  # noqa: E402
+from . import torch_kind as _torch_kind  # noqa: E402
+
+register_kind("c", _c_kind.loader)
+register_kind("torch", _torch_kind.loader)

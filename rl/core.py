@@ -132,13 +132,17 @@ class RewardCore:
 
     # ------------------------------------------------------------------ real answers
     def _measure(self, samples: Sequence[Sample]) -> list[RealAnswer | None]:
-        """Real answers for these samples, reusing earlier ones; None where the oracle cannot answer
-        (a replay oracle asked about a candidate nobody measured)."""
+        """Real answers for these samples, reusing earlier ones and measuring each distinct sample
+        once; None where the oracle cannot answer (a replay oracle asked about a candidate nobody
+        measured)."""
         out: list[RealAnswer | None] = [self.measured.get(s.sample_id) for s in samples]
-        todo = [i for i, a in enumerate(out) if a is None]
-        self.stats.reused += len(samples) - len(todo)
-        if todo and self.oracle is not None:
-            batch = [samples[i] for i in todo]
+        firsts: dict[str, Sample] = {}
+        for s, a in zip(samples, out):
+            if a is None:
+                firsts.setdefault(s.sample_id, s)
+        self.stats.reused += sum(a is not None for a in out)
+        if firsts and self.oracle is not None:
+            batch = list(firsts.values())
             try:
                 answers: list[RealAnswer | None] = list(self.oracle.measure(batch))
             except NotMeasured:
@@ -148,13 +152,13 @@ class RewardCore:
                         answers.append(self.oracle.measure([s])[0])
                     except NotMeasured:
                         answers.append(None)
-            for i, a in zip(todo, answers):
+            for s, a in zip(batch, answers):
                 if a is None:
                     continue
-                out[i] = a
-                self.measured[a.sample_id] = a
+                self.measured[s.sample_id] = a
                 self.stats.real += 1
                 self.stats.gpu_s += a.cost_s
+            out = [a if a is not None else self.measured.get(s.sample_id) for s, a in zip(samples, out)]
         return out
 
     def baseline_ms(self, task: Task) -> float | None:
@@ -225,9 +229,13 @@ class RewardCore:
             idx = [i for i in range(n) if want[i] and real[i] is None]
             if idx:
                 got = self._measure([samples[i] for i in idx])
+                logged: set[str] = set()
                 for i, a in zip(idx, got):
                     real[i] = a
-                    if a is not None and a.ok and statics[i].x is not None:
+                    if a is None or a.sample_id in logged:     # copies of one candidate: one answer
+                        continue
+                    logged.add(a.sample_id)
+                    if a.ok and statics[i].x is not None:
                         self._task_ids.setdefault(task.id, []).append(a.sample_id)
                     if a is not None:
                         self.real_log.append({"task_id": task.id, "sample_id": a.sample_id,
@@ -236,7 +244,8 @@ class RewardCore:
                                               "interval_ms": [_f(lo[i]), _f(hi[i])], "cost_s": a.cost_s,
                                               "origin": a.origin})
                 if self.scheduler is not None and self.model is not None:
-                    new = [(statics[i].x, a, pred[i]) for i, a in zip(idx, got) if a is not None and a.ok]
+                    uniq = {a.sample_id: (statics[i].x, a, pred[i]) for i, a in zip(idx, got) if a is not None and a.ok}
+                    new = list(uniq.values())
                     self.scheduler.observe(self.model, [x for x, _, _ in new], [a.time_ms for _, a, _ in new],
                                            [p for _, _, p in new], group=task.id)
         base_real = self.baseline_ms(task) if any(a is not None and a.ok for a in real) else None

@@ -106,6 +106,11 @@ def test_core_measured_and_predicted(replay, model):
         assert sc.speedup == pytest.approx(base / real.time_ms)
         assert sc.breakdown["gates"]["correct"]["passed"] is True
     assert core.stats.real == len({s.sample_id for s in t.candidates[:6]} | {t.baseline.sample_id})
+    # copies of one candidate in a batch are one measurement, logged once
+    n_real = core.stats.real
+    dup = core.score(t, [t.candidates[7]] * 4)
+    assert len({d.time_ms for d in dup}) == 1 and core.stats.real == n_real + 1
+    assert sum(r["sample_id"] == t.candidates[7].sample_id for r in core.real_log) == 1
     # a second call measures nothing new
     real_before = core.stats.real
     core.score(t, list(t.candidates[:6]))

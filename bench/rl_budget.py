@@ -38,7 +38,7 @@ FAMILIES = ("transpose", "reduction", "softmax", "matmul", "stencil2d", "layerno
 
 ARMS = {
     "all_real": SchedulerConfig(budget=1.0, recalibrate=False),
-    "surr10_recal": SchedulerConfig(budget=0.1, recalibrate=True, refit_every=8, update_mode="refit"),
+    "surr10_recal": SchedulerConfig(budget=0.1, recalibrate=True, refit_every=4, update_mode="refit"),
     # the same scheduler and per-task offset, the model never refitted
     "surr10_frozen": SchedulerConfig(budget=0.1, recalibrate=False),
 }

@@ -147,15 +147,35 @@ def cmd_evaluate(ns) -> int:
         text = f"```cuda\n{text}\n```"
     from .scheduler import Scheduler, SchedulerConfig
 
-    core = RewardCore.from_defaults(ns.oracle, scheduler=Scheduler(SchedulerConfig(budget=1.0)))
+    oracle = ns.oracle
+    if oracle == "auto":
+        from analyzer.profile.toolkit import has_gpu
+
+        oracle = "gpu" if has_gpu() else "replay"
+    core = RewardCore.from_defaults(oracle, scheduler=Scheduler(SchedulerConfig(budget=1.0)))
     try:
         s = core.score_texts([task.id], [text])[0]
+    except RuntimeError as exc:          # the oracle could not run (no GPU, no NVRTC)
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     finally:
         core.close()
+    extra = {}
+    if task.kind == "c" and s.time_ms and s.source == "measured":
+        from .tasks.c_kind import c_reference_timing
+
+        ct = c_reference_timing(task)
+        extra = {"c_reference_ms": ct.ms, "c_reference_cpu": getattr(ct, "cpu", ""),
+                 "speedup_over_c": ct.ms / s.time_ms}
     if ns.format == "json":
-        print(json.dumps(s.to_dict(), indent=1, default=str))
+        print(json.dumps({**s.to_dict(), **extra}, indent=1, default=str))
     else:
         print(_text(task, s))
+        if extra:
+            print(f"  speedup over the -O3 C reference: {extra['speedup_over_c']:.2f}x "
+                  f"({extra['c_reference_ms']:.3f} ms on {extra['c_reference_cpu'] or 'this CPU'})")
+        if s.source == "surrogate" and s.real is None:
+            print(f"  (time predicted: oracle {oracle} had no real answer for this candidate)")
     return 1 if s.error else 0
 
 
@@ -201,7 +221,8 @@ def parser() -> argparse.ArgumentParser:
     e = sub.add_parser("evaluate", help="score one candidate (a reply or a .cu file with a // launch: line)")
     e.add_argument("task")
     e.add_argument("candidate")
-    e.add_argument("--oracle", choices=["replay", "gpu", "none"], default="replay")
+    e.add_argument("--oracle", choices=["auto", "replay", "gpu", "none"], default="auto",
+                   help="auto: the local GPU when there is one, else replay of the measured corpus")
     e.add_argument("--format", choices=["text", "json"], default="text")
     return p
 

@@ -12,7 +12,9 @@ directory ($CUDAPERF_TASKS/c, default ~/.local/share/cudaperf/tasks/c); `loader(
 """
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import shutil
 import warnings
 from dataclasses import dataclass, field
@@ -28,7 +30,7 @@ from .c_ref import CReferenceError, CTiming, compile_reference, expected_outputs
     store_timing, time_reference
 from .c_spec import CTaskSpec, TaskFileError, read_spec
 
-__all__ = ["SUITE_DIR", "import_dir", "load_c_tasks", "loader", "problem", "c_reference_ms", "c_reference_timing",
+__all__ = ["SUITE_DIR", "VARIANTS_DIR", "variant_files", "variant_params", "import_dir", "load_c_tasks", "loader", "problem", "c_reference_ms", "c_reference_timing",
            "import_c_tasks", "ImportReport", "spec_of", "TaskFileError"]
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suites" / "c"
@@ -64,11 +66,58 @@ def _samples(spec: CTaskSpec, seed: int | None = None) -> dict[str, Sample]:
     return out
 
 
+VARIANTS_DIR = SUITE_DIR / "variants"
+_PARAMS = re.compile(r"^[ \t]*//[ \t]*params[ \t]*:(.*)$", re.M)
+
+
+def _param_value(text: str) -> int | str:
+    return int(text) if re.fullmatch(r"-?\d+", text) else text
+
+
+def variant_files(spec: CTaskSpec) -> list[Path]:
+    """rl/suites/c/variants/NAME/VARIANT.cu: our own candidates for the task, sorted by name.
+    An imported task has none unless its folder holds a variants/NAME directory too."""
+    d = spec.path.parent / "variants" / spec.name
+    return sorted(d.glob("*.cu")) if d.is_dir() else []
+
+
+def variant_params(text: str) -> dict[str, int | str]:
+    """The `// params: key=value ...` line of a variant file (what `rl.tasks.neighbours` moves along)."""
+    m = _PARAMS.search(text)
+    if m is None:
+        return {}
+    out: dict[str, int | str] = {}
+    for item in m.group(1).split():
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise TaskFileError(f"params item {item!r} is not key=value")
+        out[key] = _param_value(value)
+    return out
+
+
+def _variants(spec: CTaskSpec, task: Task) -> list[Sample]:
+    """The task's variants at its size, read as a model's reply would be (parse_submission)."""
+    from rl.submission import SubmissionError, parse_submission
+
+    out = []
+    for path in variant_files(spec):
+        text = path.read_text()
+        try:
+            s = parse_submission(task, text)
+            params = variant_params(text)
+        except (SubmissionError, TaskFileError) as exc:
+            raise TaskFileError(f"{path}: {exc}") from None
+        out.append(dataclasses.replace(s, variant=path.stem, params=params or {"kind": path.stem}, origin="family",
+                                       style="c_variant"))
+    return out
+
+
 def _tasks_of(spec: CTaskSpec) -> dict[str, Task]:
     out = {}
     for size, s in _samples(spec).items():
         tid = f"c/{spec.name}/{size}"
-        out[tid] = Task(tid, "c", s, (s,), description=spec.description,
+        bare = Task(tid, "c", s, (s,))
+        out[tid] = Task(tid, "c", s, (s, *_variants(spec, bare)), description=spec.description,
                         meta={"c_source": spec.c_source, "function": spec.function, "c_time_ms": None,
                               "sizes": dict(spec.sizes[size]), "path": str(spec.path)})
     return out

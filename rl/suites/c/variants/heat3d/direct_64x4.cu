@@ -1,0 +1,17 @@
+// params: kind=direct block_x=64 block_y=4
+// launch: grid=(cdiv(nx, 64), cdiv(ny, 4), nz) block=(64, 4)
+extern "C" __global__ void heat3d_direct_64x4(int nx, int ny, int nz, float alpha, const float* u, float* v)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    int z = blockIdx.z;
+    if (x >= nx || y >= ny || z >= nz) return;
+    size_t sy = (size_t)nx, sz = (size_t)nx * ny;
+    size_t p = z * sz + y * sy + x;
+    if (x == 0 || y == 0 || z == 0 || x == nx - 1 || y == ny - 1 || z == nz - 1) {
+        v[p] = u[p];
+        return;
+    }
+    float lap = u[p - 1] + u[p + 1] + u[p - sy] + u[p + sy] + u[p - sz] + u[p + sz] - 6.0f * u[p];
+    v[p] = u[p] + alpha * lap;
+}

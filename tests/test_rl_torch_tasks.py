@@ -250,7 +250,8 @@ def test_correct_candidate_static_half():
     ev = evaluate_torch(t, CANDIDATES / "relu_inline.py", device="cpu")
     g = {k: v.passed for k, v in ev.gates.items()}
     assert g == {"loads": True, "builds": None, "launches_own_kernel": True, "does_own_work": True,
-                 "no_library_call": True, "no_timers": True, "correct": None}
+                 "output_shape": True, "work_every_call": True, "no_library_call": True, "no_timers": True,
+                 "no_patching": True, "correct": None}
     assert ev.failed_gate is None and ev.device == "meta"
     (row,) = ev.kernels
     assert row.kernel == "relu_kernel" and row.function == "relu_cuda"

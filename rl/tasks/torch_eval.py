@@ -32,9 +32,9 @@ from typing import Any
 from rewardmodel.reward import Gate, RewardConfig, Term
 
 from .torch_kind import INIT_SEED, TorchTask
-from .torch_static import BoundLaunch, CudaUnit
-from .torch_trace import (BuildError, Candidate, CandidateError, Trace, load_candidate, reference_ops,
-                          trace_forward)
+from .torch_static import BoundLaunch, CudaUnit, python_hazards, tensor_info
+from .torch_trace import (BuildError, Candidate, CandidateError, GlobalsGuard, Trace, load_candidate, reference_run,
+                          returned_inputs, trace_forward)
 
 __all__ = ["KernelRow", "Timing", "Correctness", "TorchEvaluation", "evaluate_torch", "render_text",
            "cmd_evaluate_torch", "library_calls", "timer_calls"]
@@ -54,8 +54,13 @@ _TORCH_OK = frozenset({
 _TORCH_CALL = re.compile(r"\b(?:torch|at)::((?:\w+::)*\w+)")
 _LIBRARY = re.compile(r"\b(cublas\w*|cublasLt\w*|cudnn\w*|cutlass::\w+|thrust::\w+|cub::Device\w*|cusparse\w*|"
                       r"cufft\w*|curand\w*)")
+# Streams too: a kernel on a stream of its own (a pool stream, a new one) runs outside the
+# evaluator's events on the current stream, so its time is never seen. The current stream
+# (getCurrentCUDAStream, cudaStream_t) is how a wrapper should launch and stays allowed.
 _TIMERS = re.compile(r"\b(clock|clock64|__globaltimer|cudaEvent\w*|cuEvent\w*|cudaGraph\w*|cudaStreamCreate\w*|"
-                     r"cudaStreamSynchronize|nanosleep|__nanosleep|std::chrono::\w+)\b|%globaltimer|%clock")
+                     r"cudaStreamSynchronize|cudaStreamWaitEvent|cudaStreamBeginCapture|getStreamFromPool|"
+                     r"setCurrentCUDAStream|CUDAStreamGuard|nanosleep|__nanosleep|std::chrono::\w+)\b"
+                     r"|%globaltimer|%clock")
 _COMMENTS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 
 
@@ -338,7 +343,11 @@ def _compare(ref_out, new_out, atol: float, rtol: float) -> tuple[bool, float | 
             return False, None, f"returns a {type(b).__name__}, not a tensor"
         if tuple(a.shape) != tuple(b.shape):
             return False, None, f"output shape {tuple(b.shape)}, expected {tuple(a.shape)}"
-        b = b.to(a.dtype) if b.dtype != a.dtype else b
+        if b.dtype != a.dtype:
+            # no cast before comparing: float16 written for a float32 output halves the bytes and
+            # still passes a 1e-2 tolerance
+            return False, None, f"output dtype {str(b.dtype).removeprefix('torch.')}, expected " \
+                                f"{str(a.dtype).removeprefix('torch.')}"
         if a.is_floating_point():
             diff = (a.double() - b.double()).abs()
             worst = max(worst, float(diff.max()) if diff.numel() else 0.0)
@@ -490,11 +499,87 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
     build: compile the candidate and run it on `device` (the default where `device` is CUDA and
     torch sees a GPU). Without, the static half only: gates from a shape-only trace on the meta
     device, findings, kernels. model: a surrogate for predicted kernel times, "default" for the
-    shipped one, None for none."""
+    shipped one, None for none.
+
+    Whatever the candidate patches (torch, time, the reference's Model, this module) is put back
+    afterwards, and fails the no_patching gate even when done after the checks ran."""
+    config = config or RewardConfig()
+    problem = task.module()
+    guard = GlobalsGuard({"problem": problem, "Model": problem.Model})
+    try:
+        ev = _evaluate(task, Path(candidate_path), seeds, device, guard, model=model, compile_baseline=compile_baseline,
+                       arch=arch, warmup=warmup, reps=reps, config=config, build=build)
+    finally:
+        patched = guard.restore()
+    if patched and ev.gates.get("no_patching", Gate(True)).passed is not False:
+        ev.gates["no_patching"] = Gate(False, f"replaced {', '.join(patched)} during the evaluation (put back)")
+        ev.reward = config.fail_reward
+    return ev
+
+
+def _patch_gate(static: list[str], guard: GlobalsGuard) -> Gate:
+    runtime = guard.changed()
+    if runtime:
+        return Gate(False, f"replaced {', '.join(runtime)} (put back after the evaluation)")
+    if static:
+        return Gate(False, f"assigns or reaches {', '.join(static)}: not the candidate's to change")
+    return Gate(True)
+
+
+def _flat(out) -> list:
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _describe(t) -> str:
+    return f"{tuple(t.shape)} {str(t.dtype).removeprefix('torch.')}"
+
+
+def _output_gate(trace: Trace, ref_out) -> Gate:
+    """The traced output's shapes and dtypes against the reference's: on the meta device they
+    come from the C++ wrapper's `return` (torch_static), so a wrong output is seen without a GPU."""
     import torch
 
-    config = config or RewardConfig()
-    path = Path(candidate_path)
+    if not trace.ok:
+        return Gate(None, f"not checked: {trace.error}")
+    news, refs = _flat(trace.output), _flat(ref_out)
+    if len(news) != len(refs):
+        return Gate(False, f"returns {len(news)} output(s), the reference {len(refs)}")
+    assumed = any(c.result_assumed for c in trace.calls)
+    for i, (a, b) in enumerate(zip(refs, news)):
+        if not isinstance(b, torch.Tensor):
+            return Gate(False, f"output {i} is a {type(b).__name__}, not a tensor")
+        if tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype:
+            if assumed:
+                return Gate(None, f"not checked: output {i} is {_describe(b)} but an extension result was assumed")
+            what = (f"shape {tuple(b.shape)}, expected {tuple(a.shape)}" if tuple(a.shape) != tuple(b.shape) else
+                    f"dtype {str(b.dtype).removeprefix('torch.')}, expected {str(a.dtype).removeprefix('torch.')}")
+            return Gate(False, f"output {what}" + (f" (output {i})" if len(refs) > 1 else ""))
+    return Gate(True, ", ".join(_describe(t) for t in refs) + " like the reference")
+
+
+def _repeat_gate(first: Trace, second: Trace) -> Gate:
+    """A second forward on other inputs must call the extension as often and return a new tensor:
+    a result cached at the first call shows here, without a GPU."""
+    if not first.ok or not second.ok:
+        return Gate(None, f"not checked: {first.error or second.error}")
+    if len(second.calls) < len(first.calls):
+        return Gate(False, f"a second forward on new inputs made {len(second.calls)} extension call(s), the first "
+                           f"{len(first.calls)}: results reused")
+    same = [i for i, (a, b) in enumerate(zip(_flat(first.output), _flat(second.output))) if a is not None and a is b]
+    if same:
+        return Gate(False, f"a second forward on new inputs returned the same tensor (output {same[0]}): results reused")
+    return Gate(True, f"a second forward on new inputs called its extension again ({len(second.calls)} call(s))")
+
+
+def _evaluate(task: TorchTask, path: Path, seeds, device: str, guard: GlobalsGuard, *, model: Any,
+              compile_baseline: bool, arch: str, warmup: int, reps: int, config: RewardConfig,
+              build: bool | None) -> TorchEvaluation:
+    import torch
+
+    try:
+        static_patches, py_timing = python_hazards(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        static_patches, py_timing = [], []
     dynamic = build if build is not None else (device.startswith("cuda") and torch.cuda.is_available())
     ev = TorchEvaluation(task.id, str(path), device if dynamic else "meta")
     if not dynamic:
@@ -530,19 +615,31 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
             ev.gates["correct"] = Gate(False, gate.detail)
             ev.reward = config.fail_reward
         ev.notes.append(gate.detail)
-        return _static_only(ev, path, cand, config)
+        return _static_only(ev, path, cand, config, py_timing, _patch_gate(static_patches, guard))
     if n_state:
         ev.notes.append(f"{copied} of {n_state} ModelNew parameters/buffers copied from Model (same name and shape)")
     inputs = task.make_inputs(seeds[0] if seeds else 0, run_device)
     trace = trace_forward(cand, new, inputs)
+    ref_out = None
     try:
-        ev.reference_ops = reference_ops(ref, inputs)
+        ev.reference_ops, ref_out = reference_run(ref, inputs)
     except Exception as exc:  # noqa: BLE001
         ev.notes.append(f"reference ops unavailable: {_first_line(exc)}")
-    del inputs
     ev.torch_ops = trace.torch_ops
     ev.gates["launches_own_kernel"] = _launch_gate(trace, cand.units)
     ev.gates["does_own_work"] = _reference_gate(trace, ev.reference_ops)
+    if trace.ok and ref_out is not None:
+        mine = returned_inputs(trace.output, inputs)
+        if mine and not returned_inputs(ref_out, inputs):
+            ev.gates["does_own_work"] = Gate(False, f"returns its input {mine[0]} (or a view of it): the output is "
+                                                    "not computed into a tensor of its own")
+    ev.gates["output_shape"] = (_output_gate(trace, ref_out) if ref_out is not None
+                                else Gate(None, "not checked: the reference did not run"))
+    del inputs, ref_out
+    again = task.make_inputs(seeds[1] if len(seeds) > 1 else 1, run_device)
+    ev.gates["work_every_call"] = _repeat_gate(trace, trace_forward(cand, new, again))
+    del again
+    trace.output = None             # on a GPU the check and timing need the memory
     sources = [s for b in cand.builds for s in b.cuda_sources + b.cpp_sources]
     lib = library_calls(sources)
     inner = sorted({op for c in trace.calls for op in c.inner_ops})
@@ -550,8 +647,9 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
         ev.gates["no_library_call"] = Gate(False, "calls " + ", ".join(lib + inner))
     else:
         ev.gates["no_library_call"] = Gate(True)
-    timers = timer_calls(sources)
+    timers = timer_calls(sources) + py_timing
     ev.gates["no_timers"] = Gate(False, "touches " + ", ".join(timers)) if timers else Gate(True)
+    ev.gates["no_patching"] = _patch_gate(static_patches, guard)
     for c in trace.calls:
         ev.notes.extend(c.binding.notes)
 
@@ -570,6 +668,10 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
         ev.gates["correct"] = Gate(ev.correctness.passed, ev.correctness.detail)
         if ev.correctness.passed:
             _time_all(task, ref, new, cand, device, ev, len(trace.calls), compile_baseline, warmup, reps)
+    elif dynamic and ev.failed_gate == "output_shape":      # a real forward's wrong output is wrong, not unchecked
+        why = f"seed {seeds[0] if seeds else 0}: {ev.gates['output_shape'].detail}"
+        ev.correctness = Correctness(False, tuple(seeds), None, why)
+        ev.gates["correct"] = Gate(False, why)
     elif dynamic:
         why = trace.error or f"gate {ev.failed_gate} failed"
         ev.correctness = Correctness(False if trace.error else None, tuple(seeds), None, why)
@@ -580,15 +682,17 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
     return ev
 
 
-def _static_only(ev: TorchEvaluation, path: Path, cand: Candidate, config: RewardConfig) -> TorchEvaluation:
+def _static_only(ev: TorchEvaluation, path: Path, cand: Candidate, config: RewardConfig, py_timing: list[str],
+                 patching: Gate) -> TorchEvaluation:
     """Findings of the CUDA strings when no forward could be traced (launches from the source or defaults)."""
     pos = _positions(path, cand.units)
     ev.findings, notes = _lint(path, cand.units, [], pos)
     ev.notes.extend(notes)
     sources = [s for b in cand.builds for s in b.cuda_sources + b.cpp_sources]
-    lib, timers = library_calls(sources), timer_calls(sources)
+    lib, timers = library_calls(sources), timer_calls(sources) + py_timing
     ev.gates["no_library_call"] = Gate(False, "calls " + ", ".join(lib)) if lib else Gate(True)
     ev.gates["no_timers"] = Gate(False, "touches " + ", ".join(timers)) if timers else Gate(True)
+    ev.gates["no_patching"] = patching
     _score(ev, config)
     return ev
 

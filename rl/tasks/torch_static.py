@@ -20,7 +20,7 @@ from typing import Any
 from analyzer.parse import Function, Program, parse
 
 __all__ = ["TensorInfo", "BoundLaunch", "CallBinding", "CudaUnit", "bind_call", "tensor_info", "DTYPE_BYTES",
-           "DTYPE_CTYPE"]
+           "DTYPE_CTYPE", "python_hazards"]
 
 DTYPE_BYTES = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2,
                "int8": 1, "uint8": 1, "bool": 1}
@@ -588,3 +588,96 @@ def bind_call(units: list[CudaUnit], function: str, args: list) -> CallBinding:
 def _return_type(unit: CudaUnit, fn: Function) -> str:
     node = fn.node.child_by_field_name("type")
     return _text(unit.program, node).strip() if node is not None else ""
+
+
+# ------------------------------------------------------------------ the candidate's Python, read
+
+# Dotted names (imports resolved) that time, reorder or hide work: a kernel launched on a stream
+# of its own is not inside the evaluator's events on the current stream; an event or clock of
+# the candidate's own has no business in a forward.
+_PY_TIMING = re.compile(r"^(?:torch\.(?:cuda\.)?(?:Stream|stream|set_stream|ExternalStream|Event|StreamContext|graph|"
+                        r"CUDAGraph|make_graphed_callables)|torch\.accelerator\.set_stream|"
+                        r"time\.(?:time|time_ns|perf_counter|perf_counter_ns|monotonic|monotonic_ns|process_time|"
+                        r"thread_time|sleep))$|(?:^|\.)elapsed_time$")
+# Ways to reach objects that are not the candidate's own: the reference's module, the harness.
+_PY_REACH = re.compile(r"^(?:sys\.modules|gc\.get_objects|gc\.get_referrers|builtins\.\w+|importlib\.reload)$")
+
+
+def _dotted(node) -> str | None:
+    import ast
+
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def python_hazards(text: str) -> tuple[list[str], list[str]]:
+    """(patches, timing) found in a candidate's Python source.
+
+    patches: assignments, deletions and setattr/delattr on anything reached through an
+    imported module (`torch.cuda.Event.elapsed_time = ...`, `F.relu = ...`,
+    `setattr(time, "perf_counter", f)`), and uses of sys.modules / gc that find the reference;
+    timing: streams, events, graphs and clocks the candidate uses itself. Names are resolved
+    through the file's imports (`import time as t` makes `t.perf_counter` time.perf_counter)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return [], []
+    alias: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                alias[(a.asname or a.name).split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                alias[a.asname or a.name] = f"{node.module}.{a.name}"
+
+    def resolve(node) -> str | None:
+        name = _dotted(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        if head not in alias:
+            return None            # the candidate's own names (self, locals) are its business
+        return alias[head] + ("." + rest if rest else "")
+
+    patches: set[str] = set()
+    timing: set[str] = set()
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for t in targets:
+            for sub in ast.walk(t):
+                if isinstance(sub, (ast.Attribute, ast.Subscript)):
+                    base = sub.value if isinstance(sub, ast.Subscript) else sub
+                    full = resolve(base)
+                    if full is not None:
+                        patches.add(full)
+                    break
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") \
+                and node.args:
+            full = resolve(node.args[0])
+            if full is not None:
+                attr = node.args[1].value if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else "?"
+                patches.add(f"{full}.{attr}")
+        if isinstance(node, ast.Attribute) or (isinstance(node, ast.Name) and node.id in alias):
+            full = resolve(node)
+            if full is None:
+                continue
+            if _PY_TIMING.search(full):
+                timing.add(full)
+            elif _PY_REACH.match(full):
+                patches.add(full)
+    # a name counted at every prefix (torch.cuda.Event and torch.cuda.Event.elapsed_time): keep the longest
+    timing = {n for n in timing if not any(o != n and o.startswith(n + ".") for o in timing)}
+    return sorted(patches), sorted(timing)

@@ -33,7 +33,7 @@ from typing import Any, Callable
 from .torch_static import CallBinding, CudaUnit, TensorInfo, bind_call, tensor_info
 
 __all__ = ["CandidateError", "BuildError", "Build", "ExtCall", "Trace", "Candidate", "load_candidate", "trace_forward",
-           "arg_info", "FREE_OPS", "cache_dir", "reference_ops"]
+           "arg_info", "FREE_OPS", "cache_dir", "reference_ops", "reference_run", "returned_inputs", "GlobalsGuard"]
 
 # ATen ops that move no data through arithmetic: views, allocation, metadata. Copies (clone,
 # copy_, _to_copy) are work: `x.t().contiguous()` is the whole of a transpose task.
@@ -103,6 +103,7 @@ class Trace:
     calls: list[ExtCall] = field(default_factory=list)
     torch_ops: list[str] = field(default_factory=list)   # compute ops run outside extension calls
     error: str = ""
+    output: Any = field(default=None, repr=False)       # what the forward returned (kept for the output checks)
 
     @property
     def ok(self) -> bool:
@@ -327,7 +328,7 @@ def trace_forward(cand: Candidate, model, inputs: list) -> Trace:
     rec.trace = trace
     try:
         with cand.active(), torch.no_grad(), Watch():
-            model(*inputs)
+            trace.output = model(*inputs)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001
@@ -339,6 +340,11 @@ def trace_forward(cand: Candidate, model, inputs: list) -> Trace:
 
 def reference_ops(model, inputs: list) -> list[str]:
     """The compute ops the reference's forward runs (same filter as the candidate's)."""
+    return reference_run(model, inputs)[0]
+
+
+def reference_run(model, inputs: list) -> tuple[list[str], Any]:
+    """(the compute ops the reference's forward runs, what it returns)."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -352,5 +358,82 @@ def reference_ops(model, inputs: list) -> list[str]:
             return func(*args, **(kwargs or {}))
 
     with torch.no_grad(), Watch():
-        model(*inputs)
-    return ops
+        out = model(*inputs)
+    return ops, out
+
+
+def returned_inputs(output, inputs: list) -> list[int]:
+    """Indices of the inputs that an output tensor is, or is a view of: a forward returning its
+    own argument computed nothing (an in-place kernel on the input counts: it changes the
+    caller's data, and the reference never does)."""
+    import torch
+
+    outs = output if isinstance(output, (tuple, list)) else (output,)
+    found = []
+    for i, x in enumerate(inputs):
+        if not isinstance(x, torch.Tensor):
+            continue
+        if any(isinstance(o, torch.Tensor) and (o is x or torch._C._is_alias_of(o, x)) for o in outs):
+            found.append(i)
+    return found
+
+
+def _is_code(value) -> bool:
+    return callable(value) or isinstance(value, (staticmethod, classmethod, property))
+
+
+class GlobalsGuard:
+    """What a candidate could patch to fake its result or its time, watched and put back.
+
+    A snapshot of the functions and classes in the namespaces the evaluation relies on (torch,
+    torch.nn.functional, Tensor, the CUDA event and stream classes, time, statistics, the task's
+    problem module and its Model, our own evaluation modules). `changed()` names every callable
+    that was replaced or removed (and, on classes, added: `Model.__call__ = ...`); `restore()`
+    puts the originals back, so that one candidate's patch never leaks into the next evaluation.
+    Plain data (flags such as torch.cuda._initialized) changes legitimately and is not watched."""
+
+    def __init__(self, extra: dict[str, Any] | None = None) -> None:
+        import math
+        import statistics
+        import time
+
+        import torch
+        import torch.nn.functional as F
+
+        watched: dict[str, Any] = {"torch": torch, "torch.nn.functional": F, "torch.Tensor": torch.Tensor,
+                                   "torch.nn.Module": torch.nn.Module, "torch.cuda": torch.cuda,
+                                   "torch.cuda.Event": torch.cuda.Event, "torch.cuda.Stream": torch.cuda.Stream,
+                                   "time": time, "statistics": statistics, "math": math}
+        for name in ("rl.tasks.torch_eval", "rl.tasks.torch_trace", "rl.tasks.torch_kind"):
+            if name in sys.modules:
+                watched[name] = sys.modules[name]
+        watched.update(extra or {})
+        self._saved = [(label, obj, dict(vars(obj))) for label, obj in watched.items()]
+
+    def _diff(self):
+        for label, obj, before in self._saved:
+            now = vars(obj)
+            is_class = isinstance(obj, type)
+            for key, old in before.items():
+                if _is_code(old) and now.get(key, None) is not old:
+                    yield label, obj, key, old
+            if is_class:
+                for key in now.keys() - before.keys():
+                    if _is_code(now[key]):
+                        yield label, obj, key, None
+
+    def changed(self) -> list[str]:
+        return sorted({f"{label}.{key}" for label, _, key, _ in self._diff()})
+
+    def restore(self) -> list[str]:
+        """Put every patched callable back; the names that were patched."""
+        diffs = list(self._diff())
+        for _, obj, key, old in diffs:
+            try:
+                if old is None:
+                    delattr(obj, key)
+                else:
+                    setattr(obj, key, old)
+            except (AttributeError, TypeError):
+                pass            # a read-only slot the candidate could not have changed either
+        return sorted({f"{label}.{key}" for label, _, key, _ in diffs})

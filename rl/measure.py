@@ -59,8 +59,10 @@ def candidates(tasks: Iterable[Any]) -> list[Any]:
 
 
 def plan(samples: list[Any], stored: set[str], counters: collect.Share) -> tuple[list[Any], set[str]]:
-    """(samples to measure, ordered so a time budget covers every task evenly; the ids to run under ncu)."""
-    todo = collect.order_by_problem([s for s in samples if s.sample_id not in stored])
+    """(samples to measure, ordered so a time budget covers every task evenly; the ids to run under ncu).
+    Samples of one problem (task and size) stay together, since each problem is built once; the
+    problems go round-robin over the tasks, each task's smaller sizes first."""
+    todo = collect.order_by_problem(sorted((s for s in samples if s.sample_id not in stored), key=lambda s: s.bytes))
     return todo, {s.sample_id for i, s in enumerate(todo) if counters.picks(s.sample_id, i)}
 
 
@@ -127,8 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--counters", default=None, help="share run under ncu: a fraction like 0.3, 'all', or every-K")
     ap.add_argument("--out", default=str(store.DATA_DIR), help="folder for the new part file (default corpus/data)")
     ap.add_argument("--time-budget", type=float, default=0.0,
-                    help="seconds; start no chunk and no C timing after this (0: none)")
-    ap.add_argument("--chunk", type=int, default=40, help="samples per chunk (one store flush each)")
+                    help="seconds for the whole run; no chunk starts after budget - reference reserve, no C timing "
+                         "after the budget (0: none). A chunk under way finishes, so leave a chunk's time spare")
+    ap.add_argument("--reference-reserve", type=float, default=60.0,
+                    help="seconds of --time-budget kept for the C reference timings after the GPU part (default 60)")
+    ap.add_argument("--chunk", type=int, default=25, help="samples per chunk (one store flush each)")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per sample once launched")
     ap.add_argument("--reference-reps", type=int, default=5, help="runs per C reference timing (0: skip them)")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and stop (no GPU needed)")
@@ -170,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     from analyzer.profile import Profiler, Settings
     from analyzer.profile.worker import WorkerUnavailable
 
+    # the GPU part starts no chunk after budget - reserve, so the C timings keep their share
+    times_c = args.reference_reps > 0 and any(t.kind == "c" for t in tasks)
+    gpu_deadline = deadline - (max(0.0, args.reference_reserve) if times_c else 0.0)
     run_id = store.new_part_name("run")[4:-8]
     writer = store.PartWriter(args.out, "h200" if "H200" in gpu else "gpu")
     try:
@@ -178,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
                 prov = prof.provenance()
                 prov["arch"] = prof.worker().info.get("arch", "")
                 print("[measure] provenance: " + json.dumps(prov), file=sys.stderr, flush=True)
-                collect.measure(prof, todo, prov, writer, "main", run_id, counter_ids, args.chunk, deadline,
+                collect.measure(prof, todo, prov, writer, "main", run_id, counter_ids, args.chunk, gpu_deadline,
                                 collect.Progress(len(todo), label="measure"))
     except WorkerUnavailable as exc:
         writer.flush()
@@ -191,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     writer.flush()
     print(f"[measure] wrote {writer.total} rows to {', '.join(str(p) for p in writer.paths) or '(nothing)'} "
           f"in {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
-    if args.reference_reps > 0 and any(t.kind == "c" for t in tasks):
+    if times_c:
         timings = time_references(tasks, deadline, sys.stderr, args.reference_reps)
         path = reference_path(writer, Path(args.out), run_id)
         write_references(path, timings, run_id, gpu)

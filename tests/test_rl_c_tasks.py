@@ -153,7 +153,7 @@ def test_suite_has_the_promised_tasks(tasks):
         assert len(spec.sizes) >= 3, name
         for size in spec.sizes:
             t = tasks[f"c/{name}/{size}"]
-            assert t.kind == "c" and t.baseline.baseline and t.candidates == (t.baseline,)
+            assert t.kind == "c" and t.baseline.baseline and t.candidates[0] == t.baseline   # then the variants
             assert t.baseline.problem == "rl.tasks.c_kind:problem" and t.meta["c_source"] == spec.c_source
             assert t.baseline.bytes > 0
 
@@ -460,4 +460,90 @@ def test_naive_ports_at_every_size_on_the_gpu(tasks, tmp_path, monkeypatch):
     bad = {k: f"{m.status}: {m.message} (max abs err {m.max_abs_err:.3g}, wrong {m.frac_wrong:.3g})"
            for k, m in got.items() if m.status != "ok"}
     assert set(got) == {j.id for j in jobs}
+    assert not bad, bad
+
+
+# --------------------------------------------------------------------------- the variants
+# Every variant is expected to match the C reference; a deliberately wrong one would be listed here.
+WRONG_VARIANTS: set[tuple[str, str]] = set()
+
+
+def _variants_at_smallest(tasks):
+    out = []
+    for name in SUITE:
+        spec = read_spec(K.SUITE_DIR / f"{name}.toml")
+        out += [(name, s) for s in tasks[f"c/{name}/{smallest(spec)}"].candidates[1:]]
+    return out
+
+
+def test_variants_load_as_candidates(tasks):
+    from rl.submission import parse_submission
+    from rl.tasks import neighbours
+
+    per_task = {name: len(K.variant_files(read_spec(K.SUITE_DIR / f"{name}.toml"))) for name in SUITE}
+    assert sum(n >= 4 for n in per_task.values()) >= 15, per_task
+    for tid, t in tasks.items():
+        name = tid.split("/")[1]
+        assert len(t.candidates) == 1 + per_task[name]
+        assert len({s.sample_id for s in t.candidates}) == len(t.candidates), tid
+        for s in t.candidates[1:]:
+            path = K.VARIANTS_DIR / name / f"{s.variant}.cu"
+            assert s.params == K.variant_params(path.read_text()) and "kind" in s.params, path
+            assert s.style == "c_variant" and not s.baseline and s.problem == t.baseline.problem
+            # the file read as a model's reply is the same candidate (the replay oracle can answer it)
+            assert parse_submission(t, path.read_text()).sample_id == s.sample_id
+    t = tasks["c/triad/small"]
+    moves = dict((m, s.variant) for m, s in neighbours(t, t.baseline))
+    assert moves["block_x=1024"] == "block1024" and moves["kind=gridstride"] == "gridstride"
+
+
+def test_variant_params_line():
+    assert K.variant_params("// params: kind=tiled tile=32 pad=0\nx") == {"kind": "tiled", "tile": 32, "pad": 0}
+    assert K.variant_params("no line") == {}
+    with pytest.raises(TaskFileError, match="not key=value"):
+        K.variant_params("// params: tiled")
+
+
+def test_a_bad_variant_is_a_one_line_error(tmp_path):
+    for p in (K.SUITE_DIR / "triad.toml", K.SUITE_DIR / "triad.c", K.SUITE_DIR / "triad.cu"):
+        (tmp_path / p.name).write_text(p.read_text())
+    (tmp_path / "variants" / "triad").mkdir(parents=True)
+    (tmp_path / "variants" / "triad" / "nolaunch.cu").write_text(
+        'extern "C" __global__ void k(int n, float s, const float* b, const float* c, float* a) {}\n')
+    with pytest.raises(TaskFileError, match=r"nolaunch.cu: no `// launch:` line"):
+        K.load_c_tasks([tmp_path])
+
+
+@pytest.mark.skipif(not toolkit.have_nvrtc(), reason="needs NVRTC (cuda-bindings)")
+def test_variants_compile_and_lint(tasks):
+    from analyzer.lint import lint_source
+    from analyzer.profile import build
+
+    bad = {}
+    for name, s in _variants_at_smallest(tasks):
+        built = build.build(s.source, s.kernel)
+        if not built.ok:
+            bad[f"{name}/{s.variant}"] = next((ln for ln in built.log.splitlines() if "error" in ln), built.log[:200])
+            continue
+        res = lint_source(s.source, path=f"{s.variant}.cu")
+        parse = [f.message for f in res.findings if f.code.startswith("PA")]
+        if parse or [k.name for k in res.kernels] != [s.kernel]:
+            bad[f"{name}/{s.variant}"] = f"lint: {parse} kernels {[k.name for k in res.kernels]}"
+    assert not bad, bad
+
+
+@pytest.mark.gpu
+def test_variants_match_the_c_references_on_the_gpu(tasks):
+    """Every variant at its task's smallest size through the real profiler: ok, except the wrong ones."""
+    if not toolkit.has_gpu() or not toolkit.have_nvrtc():
+        pytest.skip("needs an NVIDIA GPU and cuda-bindings")
+    from analyzer.profile import Job, Timing, profile
+
+    samples = {f"{name}/{s.variant}": s for name, s in _variants_at_smallest(tasks)}
+    jobs = [Job.like(s, id=key) for key, s in samples.items()]
+    got = {m.job_id: m for m in profile(jobs, timing=Timing(min_reps=3, max_reps=5))}
+    assert set(got) == set(samples)
+    wrong = {f"{n}/{v}" for n, v in WRONG_VARIANTS}
+    bad = {k: f"{m.status}: {m.message} (max abs err {m.max_abs_err:.3g}, wrong {m.frac_wrong:.3g})"
+           for k, m in got.items() if (m.status != "ok") != (k in wrong)}
     assert not bad, bad

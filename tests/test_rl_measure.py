@@ -110,3 +110,51 @@ def test_reference_timings_file(tasks, tmp_path):
     M.write_references(path, got, "r1", GPU)
     assert json.loads(path.read_text())["timings"][0]["task_id"] == "c/triad/small"
     assert store.part_files([tmp_path]) == w.paths                            # the store ignores it
+
+
+class _FakeProfiler:
+    """Stands in for analyzer.profile.Profiler: every job ok, counters where asked."""
+
+    runs: list[tuple[int, int]] = []
+
+    def __init__(self, settings, log=None):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def provenance(self):
+        return {"gpu": GPU, "driver": "test"}
+
+    def worker(self):
+        return type("W", (), {"info": {"arch": "sm_90"}})()
+
+    def run(self, jobs, counters=()):
+        _FakeProfiler.runs.append((len(jobs), len(counters)))
+        return [Measurement(j.id, "ok", time_ms=0.01, reps=5, counters={"gld_sectors": 1.0} if j.id in counters else {})
+                for j in jobs]
+
+
+def test_a_run_writes_rows_then_the_c_timings_and_resumes(tasks, no_gpu_and_empty_store, monkeypatch, capsys):
+    import analyzer.profile as P
+
+    out = no_gpu_and_empty_store / "out"
+    monkeypatch.setattr(toolkit, "nvidia_smi", lambda *a, **k: [GPU])
+    monkeypatch.setattr(P, "Profiler", _FakeProfiler)
+    _FakeProfiler.runs = []
+    n = len(tasks["c/triad/small"].candidates)
+    assert M.main(["--task", "c/triad/small", "--counters", "all", "--chunk", "4", "--out", str(out),
+                   "--reference-reps", "2"]) == 0
+    assert _FakeProfiler.runs == [(4, 4), (n - 4, n - 4)]
+    df = store.read([out])
+    assert len(df) == n and set(df["family"]) == {"c_triad"} and df["has_counters"].all()
+    assert (df["gpu"] == GPU).all() and set(df["variant"]) >= {"naive_port", "vec4"}
+    refs = list(out.glob("*.c_reference.json"))
+    assert len(refs) == 1 and json.loads(refs[0].read_text())["timings"][0]["task_id"] == "c/triad/small"
+    # a second run finds everything stored: no profiling, only the timings (their own file)
+    assert M.main(["--task", "c/triad/small", "--out", str(out), "--reference-reps", "2"]) == 0
+    assert len(_FakeProfiler.runs) == 2 and "0 samples to measure" in capsys.readouterr().err
+    assert len(list(out.glob("c_reference-*.json"))) == 1

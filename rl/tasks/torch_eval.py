@@ -81,8 +81,18 @@ def library_calls(sources: list[str]) -> list[str]:
     return sorted(found)
 
 
+# PTX special registers read through inline asm: they live inside the asm string, which _strip
+# blanks, so they are looked for in the text with only the comments removed.
+_PTX_TIMERS = re.compile(r"%%?(globaltimer(?:_lo|_hi)?|clock(?:64)?)\b")
+_ONLY_COMMENTS = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/', re.S)
+
+
 def timer_calls(sources: list[str]) -> list[str]:
-    return sorted({m.group(0) for s in sources for m in _TIMERS.finditer(_strip(s))})
+    found = {m.group(0) for s in sources for m in _TIMERS.finditer(_strip(s))}
+    for s in sources:
+        text = _ONLY_COMMENTS.sub(lambda m: m.group(0) if m.group(0).startswith('"') else " ", s)
+        found.update(f"%{m.group(1)}" for m in _PTX_TIMERS.finditer(text))
+    return sorted(found)
 
 
 @dataclass

@@ -398,7 +398,8 @@ class GlobalsGuard:
         import time
 
         import torch
-        import torch.nn.functional as F
+        import torch._dynamo  # noqa: F401 - its first import wraps torch.manual_seed and others: done
+        import torch.nn.functional as F  # before the snapshot so it is not taken for a candidate's patch
 
         watched: dict[str, Any] = {"torch": torch, "torch.nn.functional": F, "torch.Tensor": torch.Tensor,
                                    "torch.nn.Module": torch.nn.Module, "torch.cuda": torch.cuda,
@@ -407,6 +408,14 @@ class GlobalsGuard:
         for name in ("rl.tasks.torch_eval", "rl.tasks.torch_trace", "rl.tasks.torch_kind"):
             if name in sys.modules:
                 watched[name] = sys.modules[name]
+        for name, mod in list(sys.modules.items()):
+            # every problem module loaded so far: a candidate reaching through sys.modules may patch
+            # another task's Model than its own, and that must be put back too
+            if name.startswith("cudaperf_torch_task_") and isinstance(getattr(mod, "Model", None), type):
+                watched[name] = mod
+                watched[f"{name}.Model"] = mod.Model
+        ours = {id(v) for v in (extra or {}).values()}       # the task's own, under its short label
+        watched = {k: v for k, v in watched.items() if id(v) not in ours}
         watched.update(extra or {})
         self._saved = [(label, obj, dict(vars(obj))) for label, obj in watched.items()]
 

@@ -1,0 +1,43 @@
+"""Gaming candidate for torch/relu: the first forward runs the kernel and keeps the result;
+every later forward returns that tensor whatever its input. Gate: work_every_call (a second
+traced forward on new inputs makes no extension call)."""
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = r"""
+#include <torch/extension.h>
+__global__ void relu_kernel(const float* __restrict__ x, float* __restrict__ y, int64_t n) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i < n) {
+        y[i] = fmaxf(x[i], 0.0f);
+    }
+}
+
+torch::Tensor relu_cuda(torch::Tensor x) {
+    TORCH_CHECK(x.is_cuda() && x.is_contiguous() && x.scalar_type() == torch::kFloat, "x: contiguous float32 CUDA");
+    auto y = torch::empty_like(x);
+    const int64_t n = x.numel();
+    const int threads = 256;
+    const int64_t blocks = (n + threads - 1) / threads;
+    relu_kernel<<<blocks, threads>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+    return y;
+}
+"""
+
+cpp_source = "torch::Tensor relu_cuda(torch::Tensor x);"
+
+ext = load_inline(name="hack_relu_cached", cpp_sources=cpp_source, cuda_sources=cuda_source,
+                  functions=["relu_cuda"], verbose=False)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ext = ext
+        self.out = None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.out is None:
+            self.out = self.ext.relu_cuda(x)
+        return self.out

@@ -1,0 +1,44 @@
+"""Gaming candidate for torch/relu: the kernel runs on a stream of its own and forward returns
+without making the current stream wait, so the evaluator's events on the current stream
+time almost nothing. Gate: no_timers (torch.cuda.Stream / torch.cuda.stream in the Python)."""
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = r"""
+#include <torch/extension.h>
+__global__ void relu_kernel(const float* __restrict__ x, float* __restrict__ y, int64_t n) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i < n) {
+        y[i] = fmaxf(x[i], 0.0f);
+    }
+}
+
+torch::Tensor relu_cuda(torch::Tensor x) {
+    TORCH_CHECK(x.is_cuda() && x.is_contiguous() && x.scalar_type() == torch::kFloat, "x: contiguous float32 CUDA");
+    auto y = torch::empty_like(x);
+    const int64_t n = x.numel();
+    const int threads = 256;
+    const int64_t blocks = (n + threads - 1) / threads;
+    relu_kernel<<<blocks, threads>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+    return y;
+}
+"""
+
+cpp_source = "torch::Tensor relu_cuda(torch::Tensor x);"
+
+ext = load_inline(name="hack_relu_side", cpp_sources=cpp_source, cuda_sources=cuda_source,
+                  functions=["relu_cuda"], verbose=False)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ext = ext
+        self.side = None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.side is None:
+            self.side = torch.cuda.Stream()
+        with torch.cuda.stream(self.side):
+            return self.ext.relu_cuda(x)

@@ -1,4 +1,4 @@
-"""`python -m rl`: train, serve, tasks, evaluate.
+"""`python -m rl`: train, serve, tasks, evaluate, measure.
 
 Exit codes: 0 done, 1 the candidate failed a gate (evaluate), 2 usage or input error.
 """
@@ -218,6 +218,8 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("task", nargs="?", help="show: a task id; import: a directory of task files")
     k.add_argument("--into", help="import: the task directory (default $CUDAPERF_TASKS or ~/.local/share/cudaperf/tasks)")
     k.add_argument("--kind", help="only tasks of this kind (family, torch, c)")
+    sub.add_parser("measure", help="measure task candidates on this GPU into the corpus store (see --help)",
+                   add_help=False)
     e = sub.add_parser("evaluate", help="score one candidate (a reply or a .cu file with a // launch: line)")
     e.add_argument("task")
     e.add_argument("candidate")
@@ -228,6 +230,11 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["measure"]:         # its own parser: python -m rl measure --help
+        from .measure import main as measure_main
+
+        return measure_main(argv[1:])
     ns = parser().parse_args(argv)
     if getattr(ns, "_missing", None):
         print(f"error: {ns._missing}", file=sys.stderr)

@@ -120,10 +120,7 @@ C_HACKS = [
     ("hack_device_flag.cu", "c/jacobi2d/small", "work_every_call"),
     ("hack_clock.cu", "transpose/r4K_c4K", "no_timers_streams"),
     ("hack_other_kernel.cu", "transpose/r4K_c4K", "launches_own_kernel"),
-    pytest.param("hack_globaltimer.cu", "transpose/r4K_c4K", "no_timers_streams",
-                 marks=pytest.mark.xfail(strict=True, reason="rewardmodel.reward.hacking_gates blanks string "
-                                                             "literals, so %globaltimer inside asm(\"...\") is "
-                                                             "not seen (change reported, not in our files)")),
+    ("hack_globaltimer.cu", "transpose/r4K_c4K", "no_timers_streams"),
 ]
 
 

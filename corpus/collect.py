@@ -265,6 +265,49 @@ def noise_picks(samples: list[Any], rows: list[dict[str, Any]], existing: Any, g
     return order_by_problem([s for s in samples if s.sample_id in picked])
 
 
+def gpu_to_plan_for(named: str | None, dry_run: bool) -> tuple[str, str]:
+    """(GPU name, error): this machine's GPU; without one, the GPU `named` to plan a --dry-run against."""
+    from analyzer.profile import toolkit
+
+    row = toolkit.nvidia_smi("name")
+    gpu = row[0] if row else ""
+    if named and not gpu:
+        if not dry_run:
+            return "", "--gpu only plans (--dry-run); measuring needs the GPU itself"
+        gpu = named
+    return gpu, ""
+
+
+def profiled_run(out: str | Path, gpu: str, timeout_s: float, label: str, body: Any, t0: float,
+                 needed: bool = True) -> tuple[int, store.PartWriter]:
+    """One profiler session writing one part file under `out`: body(profiler, provenance, writer)
+    measures. The writer is flushed whatever happens, so an interrupted run keeps its rows.
+    needed=False: nothing to measure, no profiler is started. Returns (exit code, writer)."""
+    from analyzer.profile import Profiler, Settings
+    from analyzer.profile.worker import WorkerUnavailable
+
+    writer = store.PartWriter(out, "h200" if "H200" in gpu else "gpu")
+    try:
+        if needed:
+            with Profiler(Settings(timeout_s=timeout_s), log=sys.stderr) as prof:
+                prov = prof.provenance()
+                prov["arch"] = prof.worker().info.get("arch", "")
+                print(f"[{label}] provenance: " + json.dumps(prov), file=sys.stderr, flush=True)
+                body(prof, prov, writer)
+    except WorkerUnavailable as exc:
+        writer.flush()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2, writer
+    except KeyboardInterrupt:
+        writer.flush()
+        print(f"[{label}] interrupted; rows so far are stored", file=sys.stderr)
+        return 130, writer
+    writer.flush()
+    print(f"[{label}] wrote {writer.total} rows to {', '.join(str(p) for p in writer.paths) or '(nothing)'} "
+          f"in {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
+    return 0, writer
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m corpus collect", description=__doc__.splitlines()[0])
     ap.add_argument("--family", action="append", help="only this family (repeatable)")
@@ -300,15 +343,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     samples = select(load_samples(), args.family, args.origin, args.size, shard)
-    from analyzer.profile import toolkit
-
-    gpu_row = toolkit.nvidia_smi("name")
-    gpu = gpu_row[0] if gpu_row else ""
-    if args.gpu and not gpu:
-        if not args.dry_run:
-            print("error: --gpu only plans (--dry-run); measuring needs the GPU itself", file=sys.stderr)
-            return 2
-        gpu = args.gpu
+    gpu, err = gpu_to_plan_for(args.gpu, args.dry_run)
+    if err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     dirs = {str(store.DATA_DIR), str(Path(args.out))}
     existing = store.read(sorted(dirs))
     skip = store.done_keys(existing, gpu, "main", None if not args.retry_failed else ["ok"]) if gpu else set()
@@ -327,35 +365,19 @@ def main(argv: list[str] | None = None) -> int:
         print("error: no NVIDIA GPU found (nvidia-smi)", file=sys.stderr)
         return 2
 
-    from analyzer.profile import Profiler, Settings
-    from analyzer.profile.worker import WorkerUnavailable
-
     t0 = time.monotonic()
     deadline = t0 + args.time_budget if args.time_budget else float("inf")
     run_id = store.new_part_name("run")[4:-8]
-    writer = store.PartWriter(args.out, "h200" if "H200" in gpu else "gpu")
-    try:
-        with Profiler(Settings(timeout_s=args.timeout), log=sys.stderr) as prof:
-            prov = prof.provenance()
-            prov["arch"] = prof.worker().info.get("arch", "")
-            print("[collect] provenance: " + json.dumps(prov), file=sys.stderr, flush=True)
-            rows = measure(prof, todo, prov, writer, "main", run_id, counter_ids, args.chunk, deadline,
-                           Progress(len(todo)), noise=args.noise, rng=random.Random(args.seed))
-            if args.noise > 0 and not todo:
-                # nothing new to measure: top the noise pass up to the share of all stored ok samples
-                again = noise_picks(todo_all, rows, existing, gpu, args.noise, args.seed)
-                noise_deadline = time.monotonic() + args.noise_budget if args.noise_budget else deadline
-                measure(prof, again, prov, writer, "noise", run_id, set(), args.chunk, noise_deadline,
-                        Progress(len(again), label="noise"))
-    except WorkerUnavailable as exc:
-        writer.flush()
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        writer.flush()
-        print("[collect] interrupted; rows so far are stored", file=sys.stderr)
-        return 130
-    writer.flush()
-    print(f"[collect] wrote {writer.total} rows to {', '.join(str(p) for p in writer.paths) or '(nothing)'} "
-          f"in {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
-    return 0
+
+    def body(prof: Any, prov: dict[str, Any], writer: store.PartWriter) -> None:
+        rows = measure(prof, todo, prov, writer, "main", run_id, counter_ids, args.chunk, deadline,
+                       Progress(len(todo)), noise=args.noise, rng=random.Random(args.seed))
+        if args.noise > 0 and not todo:
+            # nothing new to measure: top the noise pass up to the share of all stored ok samples
+            again = noise_picks(todo_all, rows, existing, gpu, args.noise, args.seed)
+            noise_deadline = time.monotonic() + args.noise_budget if args.noise_budget else deadline
+            measure(prof, again, prov, writer, "noise", run_id, set(), args.chunk, noise_deadline,
+                    Progress(len(again), label="noise"))
+
+    code, _ = profiled_run(args.out, gpu, args.timeout, "collect", body, t0)
+    return code

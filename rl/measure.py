@@ -145,7 +145,6 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from analyzer.profile import toolkit
     from rl.tasks import all_tasks
 
     t0 = time.monotonic()
@@ -155,13 +154,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no {args.kind} tasks match --task {args.task or '(any)'} --size {args.size or '(any)'}",
               file=sys.stderr)
         return 2
-    gpu_row = toolkit.nvidia_smi("name")
-    gpu = gpu_row[0] if gpu_row else ""
-    if not gpu and args.gpu:
-        if not args.dry_run:
-            print("error: --gpu only plans (--dry-run); measuring needs the GPU itself", file=sys.stderr)
-            return 2
-        gpu = args.gpu
+    gpu, err = collect.gpu_to_plan_for(args.gpu, args.dry_run)
+    if err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     existing = store.read(sorted({str(store.DATA_DIR), str(Path(args.out))}))
     stored = store.done_keys(existing, gpu, "main") if gpu else set()
     todo, counter_ids = plan(candidates(tasks), stored, counters)
@@ -172,33 +168,18 @@ def main(argv: list[str] | None = None) -> int:
         print("error: no NVIDIA GPU found (nvidia-smi); use --dry-run to plan", file=sys.stderr)
         return 2
 
-    from analyzer.profile import Profiler, Settings
-    from analyzer.profile.worker import WorkerUnavailable
-
     # the GPU part starts no chunk after budget - reserve, so the C timings keep their share
     times_c = args.reference_reps > 0 and any(t.kind == "c" for t in tasks)
     gpu_deadline = deadline - (max(0.0, args.reference_reserve) if times_c else 0.0)
     run_id = store.new_part_name("run")[4:-8]
-    writer = store.PartWriter(args.out, "h200" if "H200" in gpu else "gpu")
-    try:
-        if todo:
-            with Profiler(Settings(timeout_s=args.timeout), log=sys.stderr) as prof:
-                prov = prof.provenance()
-                prov["arch"] = prof.worker().info.get("arch", "")
-                print("[measure] provenance: " + json.dumps(prov), file=sys.stderr, flush=True)
-                collect.measure(prof, todo, prov, writer, "main", run_id, counter_ids, args.chunk, gpu_deadline,
-                                collect.Progress(len(todo), label="measure"))
-    except WorkerUnavailable as exc:
-        writer.flush()
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        writer.flush()
-        print("[measure] interrupted; rows so far are stored", file=sys.stderr)
-        return 130
-    writer.flush()
-    print(f"[measure] wrote {writer.total} rows to {', '.join(str(p) for p in writer.paths) or '(nothing)'} "
-          f"in {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
+
+    def body(prof: Any, prov: dict[str, Any], writer: store.PartWriter) -> None:
+        collect.measure(prof, todo, prov, writer, "main", run_id, counter_ids, args.chunk, gpu_deadline,
+                        collect.Progress(len(todo), label="measure"))
+
+    code, writer = collect.profiled_run(args.out, gpu, args.timeout, "measure", body, t0, needed=bool(todo))
+    if code:
+        return code
     if times_c:
         timings = time_references(tasks, deadline, sys.stderr, args.reference_reps)
         path = reference_path(writer, Path(args.out), run_id)

@@ -257,10 +257,7 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     else:
         gates["compile"] = Gate(None, "not checked (compile=False)")
     if measurement is not None:
-        if measurement.status == "compile_error":
-            gates["compile"] = Gate(False, measurement.message or "compile error")
-        gates["correct"] = (Gate(True, "matched the reference") if measurement.status == "ok"
-                            else Gate(False, f"{measurement.status}: {measurement.message}".strip(": ")))
+        measured_gates(gates, measurement)
     else:
         gates["correct"] = Gate(None, "not checked: needs a real run")
     gates.update(hacking_gates(ctx.program, base, ctx.accesses, config.reference_names))
@@ -276,17 +273,32 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
         br.time_ms, br.interval_ms, br.speed_source = pred["time_ms"], (pred["lo_ms"], pred["hi_ms"]), "surrogate"
     if measurement is not None and measurement.status == "ok" and measurement.time_ms:
         br.time_ms, br.speed_source = float(measurement.time_ms), "measured"
-    if br.time_ms and baseline_ms:
-        s = math.log(baseline_ms / br.time_ms)
+    finish(br, config)
+    return br, feat, pred
+
+
+def measured_gates(gates: dict[str, Gate], m: Measurement, origin: str = "") -> None:
+    """What a real run says about the gates: compile errors fail `compile`; `correct` is the status."""
+    if m.status == "compile_error":
+        gates["compile"] = Gate(False, m.message or "compile error")
+    gates["correct"] = (Gate(True, "matched the reference" + (f" ({origin})" if origin else "")) if m.status == "ok"
+                        else Gate(False, f"{m.status}: {m.message}".strip(": ")))
+
+
+def finish(br: Breakdown, config: RewardConfig) -> Breakdown:
+    """The speed term from the breakdown's time and baseline, then the reward: the failing reward
+    behind a failed gate, else the weighted sum of the known terms."""
+    if br.time_ms and br.baseline_ms:
+        s = math.log(br.baseline_ms / br.time_ms)
         br.terms["speed"] = Term(float(np.clip(s, -config.speed_clip, config.speed_clip)), config.w_speed,
-                                 f"{baseline_ms / br.time_ms:.2f}x the baseline ({br.speed_source})")
+                                 f"{br.baseline_ms / br.time_ms:.2f}x the baseline ({br.speed_source})")
     else:
         br.terms["speed"] = Term(None, config.w_speed, "no baseline time" if br.time_ms else "no time")
     if br.failed_gate:
         br.reward = config.fail_reward
     else:
         br.reward = float(sum(t.value * t.weight for t in br.terms.values() if t.value is not None))
-    return br, feat, pred
+    return br
 
 
 def baseline_time(task_id: str, data_dirs=None) -> float | None:

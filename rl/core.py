@@ -24,7 +24,7 @@ import numpy as np
 
 from corpus.families.base import Sample
 from rewardmodel import features as F
-from rewardmodel.reward import Breakdown, Gate, RewardConfig, Term, reward as _reward
+from rewardmodel.reward import Breakdown, RewardConfig, finish, measured_gates, reward as _reward
 
 from .records import NotMeasured, Oracle, RealAnswer
 from .tasks import Task, get as get_task
@@ -230,24 +230,24 @@ class RewardCore:
             if idx:
                 got = self._measure([samples[i] for i in idx])
                 logged: set[str] = set()
+                new: list[int] = []             # first copy of each new ok answer, for the refit
                 for i, a in zip(idx, got):
                     real[i] = a
                     if a is None or a.sample_id in logged:     # copies of one candidate: one answer
                         continue
                     logged.add(a.sample_id)
-                    if a.ok and statics[i].x is not None:
-                        self._task_ids.setdefault(task.id, []).append(a.sample_id)
-                    if a is not None:
-                        self.real_log.append({"task_id": task.id, "sample_id": a.sample_id,
-                                              "variant": samples[i].variant, "status": a.status,
-                                              "measured_ms": a.time_ms, "predicted_ms": _f(pred[i]),
-                                              "interval_ms": [_f(lo[i]), _f(hi[i])], "cost_s": a.cost_s,
-                                              "origin": a.origin})
+                    if a.ok:
+                        new.append(i)
+                        if statics[i].x is not None:
+                            self._task_ids.setdefault(task.id, []).append(a.sample_id)
+                    self.real_log.append({"task_id": task.id, "sample_id": a.sample_id,
+                                          "variant": samples[i].variant, "status": a.status,
+                                          "measured_ms": a.time_ms, "predicted_ms": _f(pred[i]),
+                                          "interval_ms": [_f(lo[i]), _f(hi[i])], "cost_s": a.cost_s,
+                                          "origin": a.origin})
                 if self.scheduler is not None and self.model is not None:
-                    uniq = {a.sample_id: (statics[i].x, a, pred[i]) for i, a in zip(idx, got) if a is not None and a.ok}
-                    new = list(uniq.values())
-                    self.scheduler.observe(self.model, [x for x, _, _ in new], [a.time_ms for _, a, _ in new],
-                                           [p for _, _, p in new], group=task.id)
+                    self.scheduler.observe(self.model, [statics[i].x for i in new], [real[i].time_ms for i in new],
+                                           [pred[i] for i in new], group=task.id)
         base_real = self.baseline_ms(task) if any(a is not None and a.ok for a in real) else None
 
         out = []
@@ -267,25 +267,16 @@ class RewardCore:
         br = replace(st.breakdown, gates=dict(st.breakdown.gates), terms=dict(st.breakdown.terms))
         time_ms, source, base, interval = None, "none", None, None
         if real is not None:
-            if real.status == "compile_error":
-                br.gates["compile"] = Gate(False, real.message or "compile error")
-            br.gates["correct"] = (Gate(True, f"matched the reference ({real.origin})") if real.ok
-                                   else Gate(False, f"{real.status}: {real.message}".strip(": ")))
+            measured_gates(br.gates, real.measurement(), real.origin)
             if real.ok:
                 time_ms, source, base = real.time_ms, "measured", base_real
         if time_ms is None and not math.isnan(pred) and (real is None or real.ok):
             time_ms, source, base, interval = float(pred), "surrogate", base_pred, (float(lo), float(hi))
         br.time_ms, br.speed_source, br.interval_ms, br.baseline_ms = time_ms, source, interval, base
-        speedup = base / time_ms if time_ms and base else None
-        if speedup:
-            v = float(np.clip(math.log(speedup), -cfg.speed_clip, cfg.speed_clip))
-            br.terms["speed"] = Term(v, cfg.w_speed, f"{speedup:.2f}x the baseline ({source})")
-        else:
-            br.terms["speed"] = Term(None, cfg.w_speed, "no baseline time" if time_ms else "no time")
+        finish(br, cfg)
         failed = br.failed_gate
-        br.reward = cfg.fail_reward if failed else float(sum(t.value * t.weight for t in br.terms.values()
-                                                             if t.value is not None))
         err = f"{failed}: {br.gates[failed].detail}" if failed else ""
+        speedup = base / time_ms if time_ms and base else None
         return Scored(task.id, s.sample_id, br.reward, time_ms, source, speedup, interval, br.to_dict(), err, real,
                       st.x)
 

@@ -130,8 +130,6 @@ class Scheduler:
                 if i not in picks and self._rng.random() < cfg.epsilon:
                     picks.append(i)
             picks = picks[:allow]
-        for i in picks:
-            want[i] = True
         sids = {samples[i].sample_id for i in picks}
         for i in range(n):     # every copy of a picked sample shares its answer
             if samples[i].sample_id in sids:

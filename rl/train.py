@@ -209,7 +209,7 @@ def train(cfg: TrainConfig, *, oracle=None, model=None, judge: Judge | None = No
     order = list(rng.permutation(len(tasks)))
     every = cfg.eval_every or cfg.steps
     evals = [{"step": 0, **evaluate(policy, tasks, core, encoder, cfg.turns, judge, cfg.gamma)}]
-    log(f"[train] before training: " + ", ".join(f"{k} {v:.3f}" for k, v in evals[0].items() if k != "step"))
+    log("[train] before training: " + ", ".join(f"{k} {v:.3f}" for k, v in evals[0].items() if k != "step"))
     try:
         for step in range(cfg.steps):
             t0 = time.time()

@@ -58,17 +58,23 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
+def compile_file(path: Path, error: type[Exception]) -> tuple[str, types.CodeType]:
+    """(text, code) of a user's Python file (a problem or a candidate); `error` with one line naming
+    the file when it cannot be read or does not parse."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"{path}: cannot read ({_one_line(exc)})") from None
+    try:
+        return text, compile(text, str(path), "exec")
+    except SyntaxError as exc:
+        raise error(f"{path}:{exc.lineno}: Python does not parse: {exc.msg}") from None
+
+
 def _exec_file(path: Path, tag: str) -> types.ModuleType:
     """Run a problem file as a fresh module of its own (registered under a unique name so that
     inspect and torch.compile can find its source)."""
-    try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TaskFileError(f"{path}: cannot read ({_one_line(exc)})") from None
-    try:
-        code = compile(source, str(path), "exec")
-    except SyntaxError as exc:
-        raise TaskFileError(f"{path}:{exc.lineno}: Python does not parse: {exc.msg}") from None
+    _, code = compile_file(path, TaskFileError)
     name = f"cudaperf_torch_task_{re.sub(r'[^A-Za-z0-9_]', '_', tag)}"
     module = types.ModuleType(name)
     module.__file__ = str(path)

@@ -278,15 +278,10 @@ def _one_line(exc: BaseException) -> str:
 
 def load_candidate(path: str | Path, *, build: bool) -> Candidate:
     """Run the candidate file as a module; CandidateError (one line) when it cannot be, or defines no ModelNew."""
+    from .torch_kind import compile_file
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CandidateError(f"{path}: cannot read ({type(exc).__name__})") from None
-    try:
-        code = compile(text, str(path), "exec")
-    except SyntaxError as exc:
-        raise CandidateError(f"{path}:{exc.lineno}: Python does not parse: {exc.msg}") from None
+    text, code = compile_file(path, CandidateError)
     name = f"cudaperf_candidate_{hashlib.sha256(text.encode()).hexdigest()[:12]}"
     module = types.ModuleType(name)
     module.__file__ = str(path)

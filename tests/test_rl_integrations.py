@@ -24,21 +24,9 @@ import rl.integrations as integ  # noqa: E402
 from rl.integrations import openrlhf as orl  # noqa: E402
 from rl.integrations import trl as rtrl  # noqa: E402
 from rl.integrations import verl as rverl  # noqa: E402
-from rl.tasks import get as get_task  # noqa: E402
+from rl_replies import TASKS, fresh_core, reply  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-TASKS = ("transpose/r4K_c4K", "reduction/n32M")
-
-
-def reply(task_id: str, k: int) -> str:
-    c = get_task(task_id).candidates[k]
-    return "```cuda\n// launch: grid=(%d,%d,%d) block=(%d,%d,%d) smem=%d\n%s\n```" % (*c.grid, *c.block, c.smem, c.source)
-
-
-def fresh_core(oracle: str = "replay"):
-    from rl.core import RewardCore
-
-    return RewardCore.from_defaults(oracle_name=oracle)
 
 
 @pytest.fixture(scope="module")

@@ -590,9 +590,12 @@ def task_prompt(task: Task) -> str:
              "Problem size: " + (", ".join(f"{k} = {v}" for k, v in vals.items()) or b.size),
              "Your kernel is called with exactly these arguments, in this order:"]
     width = max(len(_c_param(a)) for a in b.args) if b.args else 0
+    bound = (task.meta or {}).get("bindings", {})
     for a in b.args:
         if isinstance(a, Buffer):
             why = f"{a.size} x {a.dtype}; {_ROLES.get(a.role, a.role)}"
+            if a.name in bound:     # a torch port: which tensor of the forward this is, flattened
+                why += f"; the forward's {bound[a.name]}, flattened row-major"
         else:
             why = f"= {vals[a.name]}"
         lines.append(f"  {_c_param(a):<{width}}  // {why}")
@@ -601,6 +604,10 @@ def task_prompt(task: Task) -> str:
     if c_src:       # a port task: the sequential C is what to port; the naive port is the bar to beat
         lines += ["", f"The sequential C reference ({task.meta.get('function', 'function')}), the semantics to port:",
                   "```c", c_src.strip(), "```"]
+    torch_src = (task.meta or {}).get("torch_source") if task.kind == "torch" else None
+    if torch_src:   # a torch task with a raw-kernel port: the PyTorch Model is the semantics
+        lines += ["", "The PyTorch reference (Model.forward at the sizes above), the semantics to port:",
+                  "```python", torch_src.strip(), "```"]
     lines += [f"Checked outputs must match the reference {tol}.", "",
               f"Baseline (the time your speedup is measured against; variant {b.variant}):",
               "```cuda", launch_line(b), b.source.rstrip("\n"), "```", "",

@@ -131,8 +131,10 @@ def load_problem(path: str | Path, size: str = "default", tag: str | None = None
 @dataclass(frozen=True)
 class TorchTask:
     """One problem file at one size. Duck-types what the CLI and the env read of `rl.tasks.Task`
-    (id, kind, description, candidates, size, atol, rtol, meta); there is no Sample baseline:
-    the baseline is the reference run by PyTorch eager (and torch.compile)."""
+    (id, kind, description, candidates, size, atol, rtol, meta). Its speedups are over the
+    reference run by PyTorch eager (and torch.compile); a problem with a raw-kernel port
+    (`rl.tasks.torch_port`) also has a Sample baseline, the naive port, and candidates, which the
+    RL environment, the profiler and `Replay` work on as on any other task."""
 
     id: str
     name: str
@@ -145,7 +147,7 @@ class TorchTask:
     imported: bool = False
     kind: str = "torch"
     candidates: tuple = ()
-    baseline: Any = None                  # no Sample: the baseline is the reference under PyTorch eager
+    baseline: Any = None                  # the naive port's Sample when the problem has a port
     meta: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property
@@ -262,8 +264,11 @@ def _scan(directory: Path, imported: bool, strict: bool) -> dict[str, TorchTask]
 
 @lru_cache(maxsize=1)
 def suite_tasks() -> dict[str, TorchTask]:
-    """Our own problems (rl/suites/torch); a broken one is a bug here, so it raises."""
-    return _scan(SUITE_DIR, imported=False, strict=True)
+    """Our own problems (rl/suites/torch), each with its raw-kernel port where rl/suites/torch/ports
+    has one (baseline and candidates: `rl.tasks.torch_port`); a broken one is a bug here, so it raises."""
+    from .torch_port import with_port
+
+    return {tid: with_port(t) for tid, t in _scan(SUITE_DIR, imported=False, strict=True).items()}
 
 
 @lru_cache(maxsize=8)

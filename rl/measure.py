@@ -3,13 +3,16 @@
 Each selected task's candidates (for `c` tasks: the naive port and our variants in
 rl/suites/c/variants) are profiled in chunks by corpus.collect's `measure` (the same rows,
 provenance and resumability as `python -m corpus collect`): samples already stored for this
-GPU in corpus/data or --out are skipped, and a killed run loses at most one chunk. Then, for
-`c` tasks, the -O3 C reference of every selected task is timed on this machine's CPU and the
-timings written to a JSON file beside the part file, so the speedups over C in the store have
-their denominator from the same machine.
+GPU in corpus/data or --out are skipped, and a killed run loses at most one chunk. Then the
+references are timed and written to a JSON file beside the part file (PART.KIND_reference.json),
+so the speedups over them have their denominator from the same machine: for `c` tasks the -O3 C
+reference on this machine's CPU; for `torch` tasks (the candidates are those of problems with a
+raw-kernel port, rl/suites/torch/ports) PyTorch eager and torch.compile of every selected task
+on this GPU, each written as soon as it is timed, and those already stored for this GPU skipped.
 
     python -m rl.measure --kind c --size small --size medium --counters 0.3 --time-budget 420
     python -m rl.measure --kind c --task c/gemm --dry-run --gpu "NVIDIA H200"
+    python -m rl.measure --kind torch --counters 0.5 --time-budget 540
 """
 from __future__ import annotations
 
@@ -52,7 +55,7 @@ def candidates(tasks: Iterable[Any]) -> list[Any]:
     out = []
     for t in tasks:
         for s in t.candidates or (t.baseline,):
-            if s.sample_id not in seen:
+            if s is not None and s.sample_id not in seen:
                 seen.add(s.sample_id)
                 out.append(s)
     return out
@@ -75,43 +78,57 @@ def print_plan(tasks: list[Any], todo: list[Any], counter_ids: set[str], stored:
     """One line per task (candidates, stored, to measure, with counters), then the totals."""
     todo_ids = {s.sample_id for s in todo}
     for t in tasks:
-        ids = [s.sample_id for s in t.candidates or (t.baseline,)]
+        ids = [s.sample_id for s in t.candidates or (t.baseline,) if s is not None]
         print(f"  {t.id:<28} {len(ids):>3} candidates  {sum(i in stored for i in ids):>3} stored  "
               f"{sum(i in todo_ids for i in ids):>3} to measure  {sum(i in counter_ids for i in ids):>3} with counters",
               file=stream)
     print(f"[measure] {len(tasks)} tasks, {len(todo)} samples to measure on {gpu or 'this GPU'}, "
           f"{len(counter_ids)} with counters; about {estimate_s(len(todo), len(counter_ids)):.0f} s of GPU time "
-          f"(estimate), plus the C reference timings", file=stream, flush=True)
+          f"(estimate), plus the reference timings", file=stream, flush=True)
 
 
-def time_references(tasks: list[Any], deadline: float, stream: TextIO, reps: int = 5) -> list[dict[str, Any]]:
-    """The -O3 C reference's time for every c task, on this CPU, until the deadline."""
+def time_references(tasks: list[Any], deadline: float, stream: TextIO, reps: int = 5,
+                    done: set[str] = frozenset(), on_timing: Any = None) -> list[dict[str, Any]]:
+    """The reference times of every selected task, until the deadline: the -O3 C reference on
+    this CPU for c tasks; PyTorch eager and torch.compile on this GPU for torch tasks (one per
+    problem and size, skipping the ids in `done`). `on_timing(list)` is called after each one, so
+    a run killed midway keeps what it timed."""
     from rl.tasks.c_kind import c_reference_timing
     from rl.tasks.c_ref import CReferenceError
+    from rl.tasks.torch_ref import as_record, time_reference
 
-    out = []
+    out: list[dict[str, Any]] = []
     for t in tasks:
-        if t.kind != "c":
+        if t.kind not in ("c", "torch") or t.id in done:
             continue
         if time.monotonic() > deadline:
-            print(f"[measure] time budget reached; C reference timings left out from {t.id} on", file=stream)
+            print(f"[measure] time budget reached; reference timings left out from {t.id} on", file=stream)
             break
-        try:
-            tm = c_reference_timing(t, reps=reps)
-        except CReferenceError as exc:
-            print(f"[measure] {t.id}: C reference failed: {exc}", file=stream)
-            continue
-        out.append({"task_id": t.id, **dataclasses.asdict(tm)})
-        print(f"[measure] C reference {t.id}: {tm.ms:.3f} ms ({tm.cpu})", file=stream, flush=True)
+        if t.kind == "c":
+            try:
+                tm = c_reference_timing(t, reps=reps)
+            except CReferenceError as exc:
+                print(f"[measure] {t.id}: C reference failed: {exc}", file=stream)
+                continue
+            out.append({"task_id": t.id, **dataclasses.asdict(tm)})
+            print(f"[measure] C reference {t.id}: {tm.ms:.3f} ms ({tm.cpu})", file=stream, flush=True)
+        else:
+            tt = time_reference(t, reps=max(reps, 10))
+            out.append(as_record(tt))
+            fmt = lambda v: "-" if v is None else f"{v:.4f} ms"  # noqa: E731
+            print(f"[measure] torch reference {t.id}: eager {fmt(tt.eager_ms)}, compile {fmt(tt.compile_ms)}"
+                  f"{' (' + '; '.join(tt.notes) + ')' if tt.notes else ''}", file=stream, flush=True)
+        if on_timing is not None:
+            on_timing(out)
     return out
 
 
-def reference_path(writer: store.PartWriter | None, out_dir: Path, run_id: str) -> Path:
-    """Beside the run's (first) part file: PART.c_reference.json; else c_reference-RUN.json."""
+def reference_path(writer: store.PartWriter | None, out_dir: Path, run_id: str, kind: str = "c") -> Path:
+    """Beside the run's (first) part file: PART.KIND_reference.json; else KIND_reference-RUN.json."""
     if writer is not None and writer.paths:
         p = writer.paths[0]
-        return p.with_name(p.name[: -len(".parquet")] + ".c_reference.json")
-    return out_dir / f"c_reference-{run_id}.json"
+        return p.with_name(p.name[: -len(".parquet")] + f".{kind}_reference.json")
+    return out_dir / f"{kind}_reference-{run_id}.json"
 
 
 def write_references(path: Path, timings: list[dict[str, Any]], run_id: str, gpu: str) -> None:
@@ -135,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds of --time-budget kept for the C reference timings after the GPU part (default 60)")
     ap.add_argument("--chunk", type=int, default=25, help="samples per chunk (one store flush each)")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per sample once launched")
-    ap.add_argument("--reference-reps", type=int, default=5, help="runs per C reference timing (0: skip them)")
+    ap.add_argument("--reference-reps", type=int, default=5,
+                    help="runs per C reference timing, at least 10 for torch's eager/compile (0: skip them)")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and stop (no GPU needed)")
     ap.add_argument("--gpu", help="with --dry-run on a machine without a GPU: plan against this GPU's stored rows")
     args = ap.parse_args(argv)
@@ -168,9 +186,9 @@ def main(argv: list[str] | None = None) -> int:
         print("error: no NVIDIA GPU found (nvidia-smi); use --dry-run to plan", file=sys.stderr)
         return 2
 
-    # the GPU part starts no chunk after budget - reserve, so the C timings keep their share
-    times_c = args.reference_reps > 0 and any(t.kind == "c" for t in tasks)
-    gpu_deadline = deadline - (max(0.0, args.reference_reserve) if times_c else 0.0)
+    # the GPU part starts no chunk after budget - reserve, so the reference timings keep their share
+    times_ref = args.reference_reps > 0 and any(t.kind in ("c", "torch") for t in tasks)
+    gpu_deadline = deadline - (max(0.0, args.reference_reserve) if times_ref else 0.0)
     run_id = store.new_part_name("run")[4:-8]
 
     def body(prof: Any, prov: dict[str, Any], writer: store.PartWriter) -> None:
@@ -180,11 +198,19 @@ def main(argv: list[str] | None = None) -> int:
     code, writer = collect.profiled_run(args.out, gpu, args.timeout, "measure", body, t0, needed=bool(todo))
     if code:
         return code
-    if times_c:
-        timings = time_references(tasks, deadline, sys.stderr, args.reference_reps)
-        path = reference_path(writer, Path(args.out), run_id)
-        write_references(path, timings, run_id, gpu)
-        print(f"[measure] {len(timings)} C reference timings in {path}", file=sys.stderr, flush=True)
+    if times_ref:
+        done: set[str] = set()
+        if args.kind == "torch":        # torch references already timed on this GPU are kept
+            from rl.tasks.torch_ref import stored_timings
+            done = {k for k, v in stored_timings(sorted({str(store.DATA_DIR), str(Path(args.out))}), gpu).items()
+                    if v.get("eager_ms") is not None}
+        path = reference_path(writer, Path(args.out), run_id, args.kind)
+        timings = time_references(tasks, deadline, sys.stderr, args.reference_reps, done,
+                                  lambda got: write_references(path, got, run_id, gpu))
+        if timings:
+            write_references(path, timings, run_id, gpu)
+        print(f"[measure] {len(timings)} reference timings in {path}"
+              f"{f' ({len(done)} already stored)' if done else ''}", file=sys.stderr, flush=True)
     return 0
 
 

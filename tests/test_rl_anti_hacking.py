@@ -68,9 +68,12 @@ def test_torch_hack_fails_on_cpu(name, task, gate):
     assert _originals() == before
 
 
+CORRECT_INLINE = [("relu_inline.py", "torch/relu/small"), ("linear_bias_relu_two_kernels.py", "torch/linear_bias_relu/small"),
+                  ("softmax_inline.py", "torch/softmax/small"), ("transpose_inline.py", "torch/transpose/small")]
+
+
 def test_correct_candidates_pass_the_same_gates():
-    for name, task in [("relu_inline.py", "torch/relu/small"),
-                       ("linear_bias_relu_two_kernels.py", "torch/linear_bias_relu/small")]:
+    for name, task in CORRECT_INLINE:
         ev = evaluate_torch(tk.loader()[task], TORCH_CANDIDATES / name, device="cpu")
         assert ev.failed_gate is None, {k: (v.passed, v.detail) for k, v in ev.gates.items()}
         for gate in ("output_shape", "work_every_call", "no_timers", "no_patching", "does_own_work"):
@@ -171,6 +174,13 @@ class TestOnGPU:
         if gate == "output_shape":          # a real output of the wrong shape or dtype is incorrect, not unchecked
             assert ev.gates["correct"].passed is False
         assert _originals() == before
+
+    @pytest.mark.parametrize("name, task", CORRECT_INLINE, ids=[r[0].removesuffix(".py") for r in CORRECT_INLINE])
+    def test_correct_candidate_passes_built(self, name, task):
+        ev = evaluate_torch(tk.loader()[task], TORCH_CANDIDATES / name, compile_baseline=False, warmup=2, reps=5)
+        assert ev.failed_gate is None, {k: (v.passed, v.detail) for k, v in ev.gates.items()}
+        assert ev.gates["correct"].passed is True and ev.timing.candidate_ms > 0 and ev.speedup_eager > 0
+        assert all(r.measured_ms is not None for r in ev.kernels), [(r.kernel, r.measured_ms) for r in ev.kernels]
 
     def test_partial_launch_is_incorrect(self):
         from rl.oracle import LocalGPU

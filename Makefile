@@ -40,7 +40,7 @@ lint: install-lint
 .PHONY: model
 model:
 	$(PIP) install -q -e '.[model]'
-	$(PYTHON) -m rewardmodel train
+	$(PYTHON) -m rewardmodel train --extra-samples rl.tasks:task_samples
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache bench/results/*.tmp

@@ -41,6 +41,9 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--out", help="model file (default: the packaged default model)")
     t.add_argument("--target", choices=["log_ratio", "log_time"], default=None,
                    help="default: the one the last eval kept (eval_choice.json), else log_ratio")
+    t.add_argument("--extra-samples", action="append", default=[], metavar="MODULE:FUNCTION",
+                   help="also train on the measured rows of these samples (a function returning Samples), "
+                        "e.g. rl.tasks:task_samples for the c and torch tasks' candidates (repeatable)")
     e = sub.add_parser("eval", help="held-out evaluation; writes rewardmodel/EVAL.md")
     e.add_argument("--data", action="append")
     e.add_argument("--out", help="markdown file (default rewardmodel/EVAL.md)")
@@ -68,7 +71,12 @@ def cmd_train(ns) -> int:
     from . import dataset
     from .surrogate import DEFAULT_MODEL, Surrogate, SurrogateConfig
 
-    table = dataset.load(ns.data)
+    try:
+        samples = dataset.samples_with(ns.extra_samples)
+    except (ImportError, AttributeError, ValueError) as exc:
+        print(f"error: --extra-samples: {exc}", file=sys.stderr)
+        return 2
+    table = dataset.load(ns.data, samples=samples)
     if len(table) < 20:
         print(f"error: only {len(table)} measured rows match current samples; nothing to train on", file=sys.stderr)
         return 2

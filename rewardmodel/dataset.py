@@ -94,6 +94,21 @@ def _work(item):
         return key, None, None, f"{type(exc).__name__}: {exc}"
 
 
+def samples_with(extra: Iterable[str] = ()) -> list | None:
+    """The corpus' samples plus those each "module:function" in `extra` returns (samples defined
+    outside the corpus, e.g. the RL tasks' candidates, named by path so this package does not
+    import their owner); None (the corpus' own) when `extra` is empty."""
+    if not extra:
+        return None
+    from analyzer.profile.spec import resolve
+    from corpus.families import all_samples
+
+    out = list(all_samples())
+    for path in extra:
+        out.extend(resolve(path)())
+    return out
+
+
 def load(data_dirs: Iterable[str] | None = None, samples=None, jobs: int | None = None, use_cache: bool = True,
          gpu: str | None = None) -> Table:
     """Every ok main-pass row that still matches a sample, with its features."""

@@ -428,6 +428,29 @@ def write_markdown(result: dict, table: Table, noise: dict, path: Path = EVAL_MD
               "- Coverage: fraction of test rows whose measured time lies in the stated interval (nominal "
               f"{100 * cfg.coverage:.0f}%, scaled on out-of-family folds inside each training set).",
               ""]
-    text = "\n".join(lines)
+    text = "\n".join(lines) + kept_section(path)
     Path(path).write_text(text)
     return text
+
+
+# Sections other tools write into EVAL.md (bench/surrogate_tasks.py: the RL tasks' candidates),
+# between these markers; `eval` keeps them when it rewrites the file.
+SECTION_BEGIN, SECTION_END = "<!-- section:tasks begin -->", "<!-- section:tasks end -->"
+
+
+def kept_section(path: Path) -> str:
+    try:
+        old = Path(path).read_text()
+    except OSError:
+        return ""
+    i, j = old.find(SECTION_BEGIN), old.find(SECTION_END)
+    return "\n" + old[i:j + len(SECTION_END)] + "\n" if 0 <= i < j else ""
+
+
+def write_section(body: str, path: Path = EVAL_MD) -> None:
+    """Put `body` between the markers at the end of EVAL.md (replacing what was there)."""
+    old = Path(path).read_text() if Path(path).exists() else ""
+    i, j = old.find(SECTION_BEGIN), old.find(SECTION_END)
+    if 0 <= i < j:
+        old = old[:i].rstrip("\n") + "\n" + old[j + len(SECTION_END):].lstrip("\n")
+    Path(path).write_text(old.rstrip("\n") + "\n\n" + SECTION_BEGIN + "\n" + body.strip("\n") + "\n" + SECTION_END + "\n")

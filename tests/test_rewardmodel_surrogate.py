@@ -150,3 +150,9 @@ def test_eval_pipeline_writes_the_report(table, tmp_path):
     out = tmp_path / "EVAL.md"
     text = evaluate.write_markdown(result, table, {}, out)
     assert out.read_text() == text and "## Held-out families" in text and "roofline" in text
+    # a section another tool wrote (bench/surrogate_tasks.py) survives the next eval, and is replaced, not repeated
+    evaluate.write_section("## RL tasks\nfirst", out)
+    evaluate.write_section("## RL tasks\nsecond", out)
+    again = evaluate.write_markdown(result, table, {}, out)
+    assert again.count("## RL tasks") == 1 and "second" in again and "first" not in again
+    assert again.startswith(text)

@@ -157,3 +157,17 @@ def test_measure_plans_only_ported_torch_candidates(capsys):
 def test_port_of_unknown_problem_is_none():
     assert port_of("no_such_problem") is None
     assert check_port("no_such_problem") == [f"no port 'no_such_problem' in {PORTS_DIR}"]
+
+
+def test_task_samples_feed_the_surrogate_by_path(capsys):
+    from rewardmodel import cli, dataset
+    from rl.tasks import task_samples
+
+    ids = {s.sample_id for s in task_samples()}
+    assert {s.sample_id for s in get("torch/relu/small").candidates} <= ids
+    assert {s.sample_id for s in get("c/gemm/small").candidates} <= ids
+    both = dataset.samples_with(["rl.tasks:task_samples"])
+    assert ids <= {s.sample_id for s in both} and len(both) > len(ids)
+    assert dataset.samples_with([]) is None
+    assert cli.main(["train", "--extra-samples", "rl.tasks:no_such_function", "--out", "/dev/null"]) == 2
+    assert "--extra-samples" in capsys.readouterr().err

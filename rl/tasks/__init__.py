@@ -19,7 +19,8 @@ from typing import Any, Callable, Iterable
 
 from corpus.families.base import Sample
 
-__all__ = ["Task", "UnknownTask", "family_tasks", "all_tasks", "get", "register_kind", "neighbours", "param_key"]
+__all__ = ["Task", "UnknownTask", "family_tasks", "all_tasks", "get", "register_kind", "neighbours", "param_key",
+           "task_samples"]
 
 
 class UnknownTask(KeyError):
@@ -137,6 +138,19 @@ def get(task_id: str) -> Task:
     known = sorted(all_tasks([kind] if kind in _KINDS and kind != "family" else None))
     hint = ", ".join(t for t in known if t.split("/")[0] == task_id.split("/")[0])[:200] or ", ".join(known[:8])
     raise UnknownTask(f"unknown task {task_id!r} (known: {hint}{' ...' if len(known) > 8 else ''})")
+
+
+def task_samples(kinds: Iterable[str] = ("c", "torch")) -> list[Sample]:
+    """Every known candidate of every task of these kinds, each once (for training the surrogate
+    on their measured rows: `python -m rewardmodel train --extra-samples rl.tasks:task_samples`)."""
+    seen: set[str] = set()
+    out = []
+    for _, t in sorted(all_tasks(list(kinds)).items()):
+        for s in t.candidates:
+            if s.sample_id not in seen:
+                seen.add(s.sample_id)
+                out.append(s)
+    return out
 
 
 # Other kinds register themselves here; their modules import Task from this one.

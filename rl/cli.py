@@ -75,7 +75,9 @@ def cmd_tasks(ns) -> int:
             return 2
         if t.kind == "torch":
             print(t.prompt())
-            return 0
+            if t.baseline is None:
+                return 0
+            print("Or, as this task has a raw-kernel port: a CUDA kernel with a launch line.\n")
         from .submission import SubmissionError, task_prompt
 
         try:
@@ -125,7 +127,7 @@ def cmd_evaluate(ns) -> int:
     from .core import RewardCore
     from .tasks import UnknownTask, get
 
-    if ns.task.startswith("torch/"):
+    if ns.task.startswith("torch/") and not _raw_kernel_for_port(ns.task, ns.candidate):
         from .tasks.torch_eval import cmd_evaluate_torch
 
         return cmd_evaluate_torch(ns.task, ns.candidate, ns.format)
@@ -167,16 +169,42 @@ def cmd_evaluate(ns) -> int:
         ct = c_reference_timing(task)
         extra = {"c_reference_ms": ct.ms, "c_reference_cpu": getattr(ct, "cpu", ""),
                  "speedup_over_c": ct.ms / s.time_ms}
+    if task.kind == "torch" and s.time_ms and s.source == "measured":
+        from .tasks.torch_ref import reference_timing
+
+        ref = reference_timing(task.id, s.real.gpu if getattr(s.real, "gpu", None) else None) or {}
+        for key in ("eager_ms", "compile_ms"):
+            if ref.get(key):
+                extra[key.replace("_ms", "_reference_ms")] = ref[key]
+                extra[f"speedup_over_{key[:-3]}"] = ref[key] / s.time_ms
     if ns.format == "json":
         print(json.dumps({**s.to_dict(), **extra}, indent=1, default=str))
     else:
         print(_text(task, s))
-        if extra:
+        for key, what in (("eager", "PyTorch eager"), ("compile", "torch.compile")):
+            if f"speedup_over_{key}" in extra:
+                print(f"  speedup over {what}: {extra[f'speedup_over_{key}']:.2f}x "
+                      f"({extra[f'{key}_reference_ms']:.4f} ms per forward, stored H200 timing; the kernel's time "
+                      "is device time, the forward's includes PyTorch's launch overhead)")
+        if "speedup_over_c" in extra:
             print(f"  speedup over the -O3 C reference: {extra['speedup_over_c']:.2f}x "
                   f"({extra['c_reference_ms']:.3f} ms on {extra['c_reference_cpu'] or 'this CPU'})")
         if s.source == "surrogate" and s.real is None:
             print(f"  (time predicted: oracle {oracle} had no real answer for this candidate)")
     return 1 if s.error else 0
+
+
+def _raw_kernel_for_port(task_id: str, candidate: str) -> bool:
+    """A torch task's candidate is a raw kernel (a .cu file or a reply), not a load_inline module,
+    and the task has a port to launch it with."""
+    if candidate.endswith(".py"):
+        return False
+    from .tasks import UnknownTask, get
+
+    try:
+        return get(task_id).baseline is not None
+    except UnknownTask:
+        return False
 
 
 def _text(task, s) -> str:

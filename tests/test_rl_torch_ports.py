@@ -171,3 +171,17 @@ def test_task_samples_feed_the_surrogate_by_path(capsys):
     assert dataset.samples_with([]) is None
     assert cli.main(["train", "--extra-samples", "rl.tasks:no_such_function", "--out", "/dev/null"]) == 2
     assert "--extra-samples" in capsys.readouterr().err
+
+
+def test_evaluate_a_replayed_raw_kernel_for_a_torch_task(capsys):
+    """On a CPU: the vec4 relu variant's H200 measurement, and its speedups over the stored eager
+    and torch.compile timings of the same task."""
+    from rl import cli
+
+    path = PORTS_DIR / "variants" / "relu" / "vec4.cu"
+    assert cli.main(["evaluate", "torch/relu/medium", str(path), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["source"] == "measured" and out["real"]["origin"] == "replay"
+    ref = stored_timings()["torch/relu/medium"]
+    assert out["speedup_over_eager"] == pytest.approx(ref["eager_ms"] / out["time_ms"])
+    assert out["speedup_over_compile"] == pytest.approx(ref["compile_ms"] / out["time_ms"])

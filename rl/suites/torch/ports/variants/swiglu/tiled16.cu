@@ -1,0 +1,31 @@
+// params: kind=tiled tile=16 pad=0 block_x=16 block_y=16
+// launch: grid=(cdiv(inter, 16), cdiv(tokens, 16)) block=(16, 16)
+// 16x16 tiles of x, Wg and Wu staged in shared memory (each loaded along k, coalesced); both dot
+// products from the same x tile. Unpadded: gs[tx][kk] is read 16 floats apart across a warp (8-way bank conflicts).
+extern "C" __global__ void swiglu_tiled16(const float* x, const float* wg, const float* wu, float* y,
+                                        int tokens, int hidden, int inter)
+{
+    __shared__ float xs[16][16];
+    __shared__ float gs[16][16];
+    __shared__ float us[16][16];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int t0 = blockIdx.y * 16, j0 = blockIdx.x * 16;
+    float ag = 0.0f, au = 0.0f;
+    for (int k0 = 0; k0 < hidden; k0 += 16) {
+        int k = k0 + tx;
+        bool kin = k < hidden;
+        xs[ty][tx] = (t0 + ty < tokens && kin) ? x[(size_t)(t0 + ty) * hidden + k] : 0.0f;
+        gs[ty][tx] = (j0 + ty < inter && kin) ? wg[(size_t)(j0 + ty) * hidden + k] : 0.0f;
+        us[ty][tx] = (j0 + ty < inter && kin) ? wu[(size_t)(j0 + ty) * hidden + k] : 0.0f;
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < 16; ++kk) {
+            float xv = xs[ty][kk];
+            ag += xv * gs[tx][kk];
+            au += xv * us[tx][kk];
+        }
+        __syncthreads();
+    }
+    int t = t0 + ty, j = j0 + tx;
+    if (t < tokens && j < inter) y[(size_t)t * inter + j] = ag / (1.0f + expf(-ag)) * au;
+}

@@ -71,8 +71,9 @@ def _cache_dir() -> Path:
 
 
 def build_surrogate(cfg: TrainConfig, tasks: list[Task], log=print):
-    """The surrogate the run starts from. "holdout" fits one without the run's families, so the
-    run meets kernels the model never saw (as an RL run on new tasks does); cached on disk."""
+    """The surrogate the run starts from. "holdout" fits one on every measured row (corpus and the
+    c/torch tasks' candidates) except the run's families, so the run meets kernels the model never
+    saw (as an RL run on new tasks does); cached on disk."""
     from rewardmodel.surrogate import Surrogate, SurrogateConfig, load_default
 
     if cfg.surrogate in ("default", ""):
@@ -83,7 +84,8 @@ def build_surrogate(cfg: TrainConfig, tasks: list[Task], log=print):
     from rewardmodel.evaluate import load_choice
 
     fams = sorted({t.family for t in tasks})
-    table = dataset.load()
+    # the corpus and every task kind's measured candidates, less the run's own families
+    table = dataset.load(samples=dataset.samples_with(["rl.tasks:task_samples"]))
     keep = ~np.isin(table.family, fams)
     choice = load_choice()
     key = hashlib.sha256(json.dumps([fams, int(keep.sum()), dataset.analyzer_fingerprint(), choice],

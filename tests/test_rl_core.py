@@ -173,7 +173,7 @@ def test_config_errors(tmp_path):
 def test_shipped_configs_load():
     from rl.cli import resolve_config
 
-    for name in ("demo", "configs/demo", "gpu", "c"):
+    for name in ("demo", "configs/demo", "gpu", "c", "torch"):
         cfg = load_config(resolve_config(name))
         assert isinstance(cfg, TrainConfig)
     assert load_config(resolve_config("demo")).oracle == "replay"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import symbolic as S
+from ._records import fast_init
 from .parse import DOUBLE_TYPES, FIELD, FLOAT_TYPES, Function, Program, type_size
 from .symbolic import Expr
 
@@ -54,13 +55,19 @@ class DefUseGraph:
         self.attrs: dict[str, dict] = {}
 
     def add_node(self, n: str, **attrs) -> None:
-        self.succ.setdefault(n, set())
+        if n not in self.succ:
+            self.succ[n] = set()
         if attrs:
             self.attrs.setdefault(n, {}).update(attrs)
 
     def add_edge(self, a: str, b: str) -> None:
-        self.succ.setdefault(a, set()).add(b)
-        self.succ.setdefault(b, set())
+        succ = self.succ
+        s = succ.get(a)
+        if s is None:
+            s = succ[a] = set()
+        s.add(b)
+        if b not in succ:
+            succ[b] = set()
 
     def has_node(self, n: str) -> bool:
         return n in self.succ
@@ -89,6 +96,7 @@ class DefUseGraph:
 
 # ------------------------------------------------------------------ records
 
+@fast_init
 @dataclass(frozen=True)
 class Loop:
     var: str | None           # the induction variable, when the loop has one
@@ -100,6 +108,7 @@ class Loop:
     iter_symbol: str = ""     # bound to the iteration number when the models enumerate
 
 
+@fast_init
 @dataclass(frozen=True)
 class Access:
     array: str                # base: a parameter, a __shared__ array, a local array
@@ -121,6 +130,7 @@ class Access:
         return S.binop("/", self.address, S.const(self.elem_size)) if self.elem_size else self.address
 
 
+@fast_init
 @dataclass(frozen=True)
 class Branch:
     cond: Expr
@@ -131,6 +141,7 @@ class Branch:
     text: str
 
 
+@fast_init
 @dataclass(frozen=True)
 class Barrier:
     name: str
@@ -141,6 +152,7 @@ class Barrier:
     loop_conds: tuple[Expr, ...]
 
 
+@fast_init
 @dataclass(frozen=True)
 class FloatLiteral:
     text: str
@@ -149,6 +161,7 @@ class FloatLiteral:
     context: str              # the expression it appears in
 
 
+@fast_init
 @dataclass(frozen=True)
 class Event:
     """Program-order stream of shared accesses and barriers, for the race check."""
@@ -195,6 +208,7 @@ class KernelAccesses:
         return S.has_load(e)
 
 
+@fast_init
 @dataclass(frozen=True)
 class _Ptr:
     base: str
@@ -265,6 +279,7 @@ class _Walker:
         self.function_stack: list[str] = [kernel.name]
         self.returns: list[list[Expr]] = []
         self.counter = 0
+        self._tuples: dict[tuple, tuple] = {}
         arrays = {a.name: a for a in program.globals_}
         arrays.update({a.name: a for a in kernel.shared})
         self.arrays = arrays
@@ -285,6 +300,16 @@ class _Walker:
                 self.g.add_node(prm.name)
 
     # -- helpers
+    def _tuple(self, items: list) -> tuple:
+        """tuple(items), one object for the same items (by identity): the accesses and branches
+        of one block share their loops and guards, and the models' caches find them by identity
+        before they hash them (the table keeps the items alive, so their ids stay theirs)."""
+        key = tuple(map(id, items))
+        got = self._tuples.get(key)
+        if got is None:
+            got = self._tuples[key] = tuple(items)
+        return got
+
     def text(self, node) -> str:   # replaced by Program.text itself in __init__ (one call less)
         return self.p.text(node)
 
@@ -312,10 +337,12 @@ class _Walker:
         value = self.bound(value, name, line)
         self.env[name] = value
         node = f"{name}@{line}"
-        for s in S.symbols(value):
-            self.g.add_edge(s, node)
-        if self.g.has_node(node) or not S.symbols(value):
-            self.g.add_node(node)
+        syms = S.symbols(value)
+        g = self.g
+        for s in syms:
+            g.add_edge(s, node)
+        if not syms:
+            g.add_node(node)
 
     # -- entry
     def run(self) -> None:
@@ -449,7 +476,7 @@ class _Walker:
         cond_node = st.child_by_field_id(FIELD.condition)
         cond = self.expr(cond_node) if cond_node is not None else S.UNKNOWN
         line, col = st.start_point[0] + 1, st.start_point[1] + 1
-        self.out.branches.append(Branch(cond, line, col, tuple(self.loops), tuple(self.guards),
+        self.out.branches.append(Branch(cond, line, col, self._tuple(self.loops), self._tuple(self.guards),
                                         self.text(cond_node) if cond_node is not None else ""))
         then = st.child_by_field_id(FIELD.consequence)
         alt = st.child_by_field_id(FIELD.alternative)
@@ -1017,7 +1044,7 @@ class _Walker:
 
     def barrier(self, name: str, line: int, col: int) -> None:
         loop_conds = tuple(l.cond for l in self.loops if l.cond is not None)
-        b = Barrier(name, line, col, tuple(self.loops), tuple(self.guards), loop_conds)
+        b = Barrier(name, line, col, self._tuple(self.loops), self._tuple(self.guards), loop_conds)
         self.out.barriers.append(b)
         self.out.events.append(Event("barrier", b, len(self.loops)))
 
@@ -1204,7 +1231,7 @@ class _Walker:
         line, col = node.start_point[0] + 1, node.start_point[1] + 1
         address = self.bound(S.binop("+", ptr.offset, extra), ptr.base, line)
         acc = Access(ptr.base, ptr.space, kind, address, ptr.elem_size, ptr.elem_type, line, col,
-                     self.text(node)[:80], tuple(self.loops), tuple(self.guards), self.function_stack[-1])
+                     self.text(node)[:80], self._tuple(self.loops), self._tuple(self.guards), self.function_stack[-1])
         self.out.accesses.append(acc)
         node_id = f"access#{len(self.out.accesses) - 1}"
         self.g.add_node(node_id, array=ptr.base, space=ptr.space, kind=kind, line=line)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
 import numpy as np
+from ._records import fast_init
 
 from . import symbolic as S
 from .access import Access, Loop
@@ -68,6 +69,7 @@ def arch(name: str) -> Arch:
 
 # ------------------------------------------------------------------ occupancy
 
+@fast_init
 @dataclass(frozen=True)
 class Occupancy:
     blocks_per_sm: int
@@ -119,6 +121,7 @@ class Launch:
         return self.block[0] * self.block[1] * self.block[2]
 
 
+@fast_init
 @dataclass(frozen=True)
 class Estimate:
     """One access's traffic over one block, weighted by how often each request runs."""
@@ -236,6 +239,12 @@ def _trips(loop: Loop, env: Mapping, init, inc) -> float | None:
     bound = S.evaluate(cond[3], env)
     if bound is None:
         return None
+    if isinstance(init, np.ndarray) and init.dtype.kind in "iu" and init.size and _plain(bound) and _plain(inc):
+        # one trip count per thread, and their maximum wanted: the count falls as the start rises
+        # (with a positive step; rises with a negative one) in every step of the float arithmetic
+        # below, so the maximum is the count of the smallest (largest) start, computed alone
+        up = (inc if loop.step[0] == "+=" else -inc) > 0
+        init = init.min() if up else init.max()
     if _plain(init) and _plain(bound) and _plain(inc):
         # scalars (the common case): the same arithmetic in float64 without numpy's per-call cost
         inc = inc * (1 if loop.step[0] == "+=" else -1)
@@ -312,6 +321,42 @@ def _points(loops: tuple[Loop, ...], depth: int, env: dict, max_iters: int, budg
             for inner_env, w in _points(loops, depth + 1, env2, max_iters, budget)]
 
 
+def _level(loop: Loop, env: dict, max_iters: int) -> tuple:
+    """One level of `_points` without a budget: (env, None, None) for a loop without a closed
+    form (its variable is bound to the initial value), else (None, samples, trips) with the
+    environments of up to the cap's iterations. `_points` with a budget takes a prefix of them."""
+    var = loop.var
+    init = S.evaluate(loop.init, env) if var else None
+    if var is None or init is None or loop.step is None:
+        env2 = dict(env)
+        env2[loop.iter_symbol] = 0
+        if var is not None:
+            env2[var] = init
+        return env2, None, None
+    op, step = loop.step
+    inc = S.evaluate(step, env)
+    additive = op in ("+=", "-=")
+    cap = max_iters if additive else max_iters * 4
+    trips = _trips(loop, env, init, inc) if additive else None
+    cond = loop.cond
+    iter_symbol = loop.iter_symbol
+    value = init
+    sampled: list[dict] = []
+    k = 0
+    while k < cap and value is not None and inc is not None:
+        env2 = dict(env)
+        env2[var] = value
+        env2[iter_symbol] = k
+        if cond is not None:
+            c = S.evaluate(cond, env2)
+            if c is not None and not (_any(c, axis=None) if isinstance(c, np.ndarray) else c):
+                break
+        sampled.append(env2)
+        value = _step(op, value, inc)
+        k += 1
+    return None, sampled, trips
+
+
 def active_mask(guards: tuple[S.Expr, ...], env: Mapping, n: int) -> np.ndarray:
     """Threads for which every known guard holds; a guard we cannot evaluate counts as true."""
     mask = np.array(env["%valid"], dtype=bool)
@@ -374,7 +419,7 @@ def stack(points: list[tuple[dict, float]], n: int, varying: set[str] | None = N
             else:
                 env[k] = np.array(vals).reshape(-1, 1)   # (P, 1) broadcasts over threads
         elif all(isinstance(v, np.ndarray) and v.shape == (n,) for v in vals):
-            env[k] = np.stack(vals)
+            env[k] = np.concatenate(vals).reshape(len(vals), n)   # np.stack, without its Python layer
         else:
             env[k] = np.stack([np.broadcast_to(np.asarray(v), (n,)) for v in vals])
     return Points(env, np.array([w for _, w in points], dtype=np.float64), n)
@@ -404,6 +449,9 @@ class PointCache:
         self.masks: dict = {}
         self.lanes: dict = {}
         self.bound: dict = {}
+        self.levels: dict = {}      # (loop, env) -> one loop's samples in env (see _points)
+        self.points_by_id: dict = {}
+        self.masks_by_id: dict = {}
 
     def bind(self, launch: Launch, needed: set[str], defaults, max_threads: int):
         """(env, assumed, points key) for one launch and symbol set: the rules ask for the same
@@ -427,20 +475,56 @@ class PointCache:
         hit = self.lanes.get(id(mask))
         if hit is not None and hit[0] is mask:
             return hit[1]
-        v = float(pts.weights @ mask.reshape(pts.count, pts.n).sum(axis=1))
+        v = float(pts.weights @ _sum(mask.reshape(pts.count, pts.n), axis=1))
         self.lanes[id(mask)] = (mask, v)
         return v
 
     def stacked(self, loops, env, n, max_iters, max_points, key) -> Points:
+        # by identity first (the walker gives the accesses of a block one loops tuple): hashing
+        # the loops hashes every expression in them
+        hit = self.points_by_id.get(id(loops))
+        if hit is not None and hit[0] is loops and hit[1] == key and hit[2] == max_iters and hit[3] == max_points:
+            return hit[4]
         k = (key, loops)
-        if k not in self.points:
+        pts = self.points.get(k)
+        if pts is None:
             varying = {lp.iter_symbol for lp in loops} | {lp.var for lp in loops if lp.var}
-            self.points[k] = stack(_points(loops, 0, env, max_iters, [max_points]), n, varying)
-        return self.points[k]
+            pts = self.points[k] = stack(self._points(loops, 0, env, max_iters, [max_points]), n, varying)
+        self.points_by_id[id(loops)] = (loops, key, max_iters, max_points, pts)
+        return pts
+
+    def _points(self, loops, depth: int, env: dict, max_iters: int, budget: list[int]) -> list[tuple[dict, float]]:
+        """`_points`, with each loop's samples in a given environment made once per kernel: loop
+        nests that share their outer loops (and so the outer samples' environments, the same
+        objects) share the inner loops' samples too. The budget is spent as `_points` spends it:
+        a level's samples are cut to what is left of it."""
+        if depth == len(loops):
+            return [(env, 1.0)]
+        loop = loops[depth]
+        k = (id(loop), id(env), max_iters)
+        hit = self.levels.get(k)
+        if hit is None or hit[0] is not loop or hit[1] is not env:
+            hit = self.levels[k] = (loop, env) + _level(loop, env, max_iters)
+        if hit[2] is not None:   # no closed form: one point with the loop's initial value
+            return self._points(loops, depth + 1, hit[2], max_iters, budget)
+        full, trips = hit[3], hit[4]
+        left = budget[0]
+        if left <= 0 or not full:
+            return []
+        sampled = full if len(full) <= left else full[:left]
+        budget[0] = left - len(sampled)
+        weight = trips / len(sampled) if trips and trips > len(sampled) else 1.0
+        if depth + 1 == len(loops):
+            return [(env2, 1.0 * weight) for env2 in sampled]
+        return [(inner_env, w * weight) for env2 in sampled
+                for inner_env, w in self._points(loops, depth + 1, env2, max_iters, budget)]
 
     def mask(self, guards, pts_key, pts: Points) -> np.ndarray:
         """stacked_mask, built guard by guard on the mask of the enclosing guards (nested ifs
         share their outer conditions, so each is evaluated once). Shared: do not modify."""
+        hit = self.masks_by_id.get((id(guards), id(pts)))
+        if hit is not None and hit[0] is guards and hit[1] is pts and hit[2] == pts_key:
+            return hit[3]
         k = (guards, pts_key)
         m = self.masks.get(k)
         if m is None:
@@ -452,8 +536,15 @@ class PointCache:
             else:
                 m = stacked_mask((), pts)
             self.masks[k] = m
+        self.masks_by_id[(id(guards), id(pts))] = (guards, pts, pts_key, m)
         return m
 
+
+# ndarray.any/sum/max and np.any go through numpy's Python wrappers (a microsecond a call);
+# the ufunc reductions they end in give the same values and dtypes
+_any = np.logical_or.reduce
+_sum = np.add.reduce
+_max = np.maximum.reduce
 
 _SENTINEL = np.iinfo(np.int64).max   # sorts after every address; np.iinfo costs microseconds a call
 
@@ -466,7 +557,7 @@ def _distinct_per_row(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
     new[:, 0] = True
     np.not_equal(v[:, 1:], v[:, :-1], out=new[:, 1:])
     new &= v != sentinel
-    return new.sum(axis=1)
+    return _sum(new, axis=1)
 
 
 def _warps(x: np.ndarray, n: int) -> np.ndarray:
@@ -482,7 +573,7 @@ def global_sectors(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[np.
     a = _warps(addr.astype(np.int64), n)
     m = _warps(active, n)
     first = a // 32
-    if size == 1 or (32 % size == 0 and not (a & (size - 1)).any()):
+    if size == 1 or (32 % size == 0 and not _any(a & (size - 1), axis=None)):
         # naturally aligned elements no wider than a sector sit in one sector each (the usual
         # case): the general count below would see every lane's sector twice
         sectors = _distinct_per_row(first, m)
@@ -495,7 +586,7 @@ def global_sectors(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[np.
         sectors = _distinct_per_row(np.concatenate(spans, axis=1), np.concatenate([m] * len(spans), axis=1))
     distinct_elems = _distinct_per_row(a, m)
     ideal = np.ceil(distinct_elems * size / 32.0)
-    requests = m.any(axis=1).astype(np.float64)
+    requests = _any(m, axis=1).astype(np.float64)
     return requests, sectors.astype(np.float64), ideal
 
 
@@ -526,10 +617,10 @@ def shared_wavefronts(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[
     banks = np.where(new, v % 32, 0)
     row_ids = np.repeat(np.arange(rows.shape[0]), rows.shape[1]).reshape(rows.shape)
     counts = np.bincount((row_ids * 32 + banks)[new], minlength=rows.shape[0] * 32).reshape(rows.shape[0], 32)
-    per_phase = counts.max(axis=1).reshape(w, phases)
-    wavefronts = per_phase.sum(axis=1).astype(np.float64)
-    ideal = (per_phase > 0).sum(axis=1).astype(np.float64)
-    requests = m.any(axis=1).astype(np.float64)
+    per_phase = _max(counts, axis=1).reshape(w, phases)
+    wavefronts = _sum(per_phase, axis=1).astype(np.float64)
+    ideal = _sum(per_phase > 0, axis=1).astype(np.float64)
+    requests = _any(m, axis=1).astype(np.float64)
     return requests, wavefronts, ideal
 
 
@@ -548,8 +639,8 @@ def _shared_words(word: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarr
     # distinct words per (warp, bank): one bincount over warp*32 + bank
     idx = (np.arange(rows, dtype=np.int64)[:, None] * 32 + (v & 31))[new]
     counts = np.bincount(idx, minlength=rows * 32).reshape(rows, 32)
-    wavefronts = counts.max(axis=1)
-    requests = m.any(axis=1)
+    wavefronts = _max(counts, axis=1)
+    requests = _any(m, axis=1)
     ideal = (wavefronts > 0).astype(np.float64)
     return requests.astype(np.float64), wavefronts.astype(np.float64), ideal
 
@@ -734,7 +825,7 @@ def _estimate(access, env, n, launch, model, cache, max_iters, max_points, assum
     req = float(w @ r)
     if req == 0:
         return Estimate(0.0, 0.0, 0.0, 0.0, assumed)
-    lanes = float(pts.weights @ mask.reshape(pts.count, n).sum(axis=1))
+    lanes = float(pts.weights @ _sum(mask.reshape(pts.count, n), axis=1))
     scale = launch.threads / n if n < launch.threads else 1.0   # threads we did not simulate behave alike
     return Estimate(req * scale, float(w @ u) * scale, float(w @ i) * scale, lanes / req, assumed)
 
@@ -766,6 +857,6 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
             return None
         values = np.broadcast_to(np.asarray(v) != 0, (pts.count, n)).reshape(-1, 32)
         m = cache.mask(guards, (key, loops), pts).reshape(-1, 32)
-        any_true = (values & m).any(axis=1)
-        any_false = (~values & m).any(axis=1)
-        return bool(np.any(any_true & any_false))
+        any_true = _any(values & m, axis=1)
+        any_false = _any(~values & m, axis=1)
+        return bool(_any(any_true & any_false, axis=None))

@@ -19,9 +19,11 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ._records import fast_init
 from .parse import Function, Program
 
 
+@fast_init
 @dataclass(frozen=True)
 class Resources:
     registers: int

@@ -117,6 +117,7 @@ def forget() -> None:
     _SIZES.clear()
     _SYMBOLS.clear()
     _EVALUABLE.clear()
+    _UNKNOWNS.clear()
     _ONE.clear()
 
 
@@ -173,21 +174,32 @@ def has_load(e: Expr) -> bool:
     return False
 
 
+_UNKNOWNS: dict[int, tuple] = {}
+
+
 def is_unknown(e: Expr) -> bool:
     t = e[0]
-    if t == "?":
+    if t == "?" or t == "ld":
         return True
+    if t == "c" or t == "s":
+        return False
+    hit = _UNKNOWNS.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
     if t == "b":
-        return is_unknown(e[2]) or is_unknown(e[3])
-    if t == "u":
-        return is_unknown(e[2])
-    if t == "?:":
-        return is_unknown(e[1]) or is_unknown(e[2]) or is_unknown(e[3])
-    if t == "f":
-        return e[1] not in _CALLS or any(is_unknown(a) for a in e[2])
-    if t == "ld":
-        return True
-    return False
+        v = is_unknown(e[2]) or is_unknown(e[3])
+    elif t == "u":
+        v = is_unknown(e[2])
+    elif t == "?:":
+        v = is_unknown(e[1]) or is_unknown(e[2]) or is_unknown(e[3])
+    elif t == "f":
+        v = e[1] not in _CALLS or any(is_unknown(a) for a in e[2])
+    else:
+        v = False
+    if len(_UNKNOWNS) >= _MEMO_LIMIT:
+        _UNKNOWNS.clear()
+    _UNKNOWNS[id(e)] = (e, v)
+    return v
 
 
 def substitute(e: Expr, mapping: Mapping[str, Expr]) -> Expr:
@@ -302,7 +314,7 @@ class _Unknown(Exception):
 
 
 def _zero(b) -> bool:
-    return bool((b == 0).any()) if isinstance(b, np.ndarray) else b == 0
+    return bool(np.logical_or.reduce(b == 0, axis=None)) if isinstance(b, np.ndarray) else b == 0
 
 
 def _div(a, b):

@@ -152,3 +152,99 @@ def test_identity_memos_answer_for_equal_but_distinct_expressions():
     env = {"blockIdx.x": 2, "blockDim.x": 128, "threadIdx.x": np.arange(4)}
     assert np.array_equal(S.evaluate(a, env), S.evaluate(b, env))
     assert S.evaluate(("b", "/", ("s", "n"), ("c", 0)), {"n": 3}) is None
+
+
+DIRECTIVE_TEXTS = [
+    b"#define A __device__\n  # define B(x) for(int i=0;i<x;i++)\\\n  more\n#pragma unroll 4\nfoo_HD x_DEVICE MY_DEVICE aFOO_HD\n#",
+    b"", b"#", b"\n#define X 1", b"x # define Y 2\n#define Z 3",
+    b"  #  pragma  unroll\n\t#pragma nounroll\n#define F(a,\nb) for (a;b;)\n#define G(c) while(c)\n# define H 4 // #define I 5",
+    b"#define K(a) for (a;;) \\\n#define L 1\n#define M 2\nCUDA_KERNEL MY_API_DI _X_HD 9_DEVICE",
+]
+
+
+def _preprocess_sources():
+    return DIRECTIVE_TEXTS + [p.read_bytes() for p in SOURCES]
+
+
+def test_directive_scan_equals_finditer():
+    from analyzer.parse import _DEFINE, _FUNC_MACRO, _PRAGMA_UNROLL, _directives
+
+    for src in _preprocess_sources():
+        for pattern in (_DEFINE, _FUNC_MACRO, _PRAGMA_UNROLL):
+            assert [m.span() for m in _directives(pattern, src)] == [m.span() for m in pattern.finditer(src)]
+
+
+def test_word_starts_equal_a_leading_word_boundary():
+    from analyzer.parse import _QUALIFIER_SUFFIX, _word_starts
+
+    plain = re.compile(rb"\b" + _QUALIFIER_SUFFIX.pattern)
+    for src in _preprocess_sources():
+        assert [m.span() for m in _word_starts(_QUALIFIER_SUFFIX, src)] == [m.span() for m in plain.finditer(src)]
+
+
+def test_trip_count_of_thread_arrays_equals_the_elementwise_maximum():
+    from analyzer.access import Loop
+
+    rng = np.random.default_rng(0)
+    for trial in range(300):
+        op = ["<", "<=", ">", ">=", "!="][trial % 5]
+        step = "+=" if trial % 2 else "-="
+        inc = int(rng.integers(-5, 6))
+        bound = int(rng.integers(-3000, 3000))
+        init = rng.integers(-3000, 3000, int(rng.integers(1, 64)))
+        loop = Loop("i@1", ("s", "init"), ("b", op, ("s", "i@1"), ("s", "bound")), (step, ("c", inc)), 1, "for", "iter@1")
+        env = {"bound": bound}
+        got = models._trips(loop, env, init, inc)
+        # the general numpy path, as it was before the shortcut
+        sinc = np.asarray(inc) * (1 if step == "+=" else -1)
+        if np.any(sinc == 0):
+            want = None
+        else:
+            span = np.asarray(bound, dtype=np.float64) - np.asarray(init, dtype=np.float64)
+            if op in ("<=", ">="):
+                span = span + np.sign(sinc)
+            want = float(np.max(np.maximum(0.0, np.ceil(span / sinc))))
+        assert got == want and (got is None or str(got) == str(want))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_cached_loop_levels_equal_the_plain_sampling(path):
+    for ctx in _contexts(path):
+        env, _, _ = ctx.points.bind(ctx.launch, ctx.symbols, ctx.param_defaults, models.MAX_THREADS)
+        for loops in {a.loops for a in ctx.accesses.accesses} | {b.loops for b in ctx.accesses.branches}:
+            for budget in (64, 5, 1):
+                cached = models.PointCache()._points(loops, 0, env, ctx.options.max_iters, [budget])
+                plain = models._points(loops, 0, env, ctx.options.max_iters, [budget])
+                assert len(cached) == len(plain)
+                for (e1, w1), (e2, w2) in zip(cached, plain):
+                    assert w1 == w2 and e1.keys() == e2.keys()
+                    assert all(np.array_equal(e1[k], e2[k]) for k in e1)
+
+
+def test_fast_init_keeps_the_dataclass_behaviour():
+    import dataclasses
+    import pickle
+
+    from analyzer.access import Access, Loop
+    from analyzer.rules import Finding
+
+    loop = Loop("i@3", ("c", 0), None, ("+=", ("c", 1)), 3)
+    assert loop.kind == "for" and loop.iter_symbol == ""
+    a = Access("x", "global", "load", ("s", "threadIdx.x"), 4, "float", 1, 2, "x[i]", (loop,), (), "k")
+    assert a == dataclasses.replace(a) and hash(a) == hash(pickle.loads(pickle.dumps(a)))
+    assert repr(a).startswith("Access(array='x', space='global'")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.line = 3
+    f = Finding("GM101", "n", "warning", "m", "p", 1, 1)
+    assert f.kernel == "" and f.estimate == {} and f.estimate is not Finding("GM101", "n", "warning", "m", "p", 1, 1).estimate
+    with pytest.raises(TypeError):
+        Loop("i", ("c", 0))
+
+
+def test_is_unknown_memo_answers_for_equal_but_distinct_expressions():
+    a = ("b", "+", ("f", "foo", (("s", "n"),)), ("c", 1))
+    b = S.binop("+", ("f", "foo", (S.sym("n"),)), S.const(1))
+    assert a == b and a is not b
+    assert S.is_unknown(a) and S.is_unknown(b)
+    assert not S.is_unknown(("b", "*", ("f", "min", (("s", "n"), ("c", 4))), ("s", "threadIdx.x")))
+    assert S.is_unknown(("u", "-", ("ld", "x", ("s", "i"))))

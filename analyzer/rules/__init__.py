@@ -18,10 +18,12 @@ from .. import models
 from ..access import Access, KernelAccesses
 from ..parse import Function, Program
 from ..resources import Resources
+from .._records import fast_init
 
 SEVERITIES = ("error", "warning", "info")
 
 
+@fast_init
 @dataclass(frozen=True)
 class Finding:
     code: str

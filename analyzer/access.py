@@ -338,11 +338,16 @@ class _Walker:
         self.env[name] = value
         node = f"{name}@{line}"
         syms = S.symbols(value)
-        g = self.g
-        for s in syms:
-            g.add_edge(s, node)
-        if not syms:
-            g.add_node(node)
+        succ = self.g.succ
+        for s in syms:   # DefUseGraph.add_edge(s, node), inlined (the same insertion order)
+            got = succ.get(s)
+            if got is None:
+                got = succ[s] = set()
+            got.add(node)
+            if node not in succ:
+                succ[node] = set()
+        if not syms and node not in succ:
+            succ[node] = set()
 
     # -- entry
     def run(self) -> None:
@@ -1235,8 +1240,12 @@ class _Walker:
         self.out.accesses.append(acc)
         node_id = f"access#{len(self.out.accesses) - 1}"
         self.g.add_node(node_id, array=ptr.base, space=ptr.space, kind=kind, line=line)
-        for s in S.symbols(address):
-            self.g.add_edge(s, node_id)
+        succ = self.g.succ
+        for s in S.symbols(address):   # DefUseGraph.add_edge(s, node_id), inlined
+            got = succ.get(s)
+            if got is None:
+                got = succ[s] = set()
+            got.add(node_id)
         if ptr.space == "shared":
             self.out.events.append(Event("access", acc, len(self.loops)))
         if ptr.elem_type in DOUBLE_TYPES:

@@ -428,7 +428,7 @@ def _ev(e: Expr, env: Mapping[str, Any], memo: dict | None) -> Any:
         v = _CALLS[e[1]](*[_ev(x, env, memo) for x in e[2]])
     if memo is not None:
         if isinstance(v, np.ndarray):
-            v.flags.writeable = False   # shared by every later use: nobody may change it in place
+            v.setflags(write=False)   # shared by every later use: nobody may change it in place
         memo[id(e)] = (e, v)
     return v
 

@@ -192,3 +192,19 @@ class TestOnGPU:
             assert not math.isnan(s.reward)
         finally:
             core.close()
+
+
+def test_the_compiled_baseline_is_not_taken_for_patching():
+    """torch.compile's first call in a process wraps nn.Module.__init__: evaluate_torch warms it
+    before the guard's snapshot (found on the H200: the reference's torch.compile failed
+    no_patching for a correct candidate in a fresh process). A fresh process here too."""
+    import subprocess
+    import sys
+
+    code = ("import torch\nfrom rl.tasks.torch_eval import _warm_compile\nfrom rl.tasks.torch_trace import GlobalsGuard\n"
+            "_warm_compile('cpu', True)\ng = GlobalsGuard({})\n"
+            "with torch.no_grad():\n    torch.compile(torch.nn.Softmax(dim=-1))(torch.randn(4, 4))\n"
+            "print('changed', g.changed())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                         cwd=str(Path(__file__).resolve().parent.parent))
+    assert "changed []" in out.stdout, out.stdout + out.stderr[-2000:]

@@ -515,6 +515,8 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
     afterwards, and fails the no_patching gate even when done after the checks ran."""
     config = config or RewardConfig()
     problem = task.module()
+    if compile_baseline:
+        _warm_compile(device, build)
     guard = GlobalsGuard({"problem": problem, "Model": problem.Model})
     try:
         ev = _evaluate(task, Path(candidate_path), seeds, device, guard, model=model, compile_baseline=compile_baseline,
@@ -525,6 +527,30 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
         ev.gates["no_patching"] = Gate(False, f"replaced {', '.join(patched)} during the evaluation (put back)")
         ev.reward = config.fail_reward
     return ev
+
+
+_WARM: set[str] = set()
+
+
+def _warm_compile(device: str, build: bool | None) -> None:
+    """torch.compile's first call in a process patches torch (dynamo wraps nn.Module.__init__ and
+    __setstate__, torch.manual_seed & co.): done once on a trivial module before the guard's
+    snapshot, so the compiled baseline is never taken for the candidate's patching. Only where
+    the baseline will be compiled (built on a GPU)."""
+    import torch
+
+    dynamic = build if build is not None else (str(device).startswith("cuda") and torch.cuda.is_available())
+    if not dynamic or device in _WARM:
+        return
+    import torch._dynamo  # noqa: F401 - its import wraps torch.manual_seed
+    try:
+        with torch.no_grad():
+            torch.compile(torch.nn.Identity())(torch.zeros(1, device=device))
+    except Exception:  # noqa: BLE001 - a torch.compile that cannot run leaves a note later, not here
+        pass
+    finally:
+        torch._dynamo.reset()
+    _WARM.add(device)
 
 
 def _patch_gate(static: list[str], guard: GlobalsGuard) -> Gate:

@@ -145,6 +145,11 @@ def cmd_evaluate(ns) -> int:
     except (UnicodeDecodeError, IsADirectoryError) as exc:
         print(f"error: {ns.candidate}: cannot read as UTF-8 text ({type(exc).__name__})", file=sys.stderr)
         return 2
+    if getattr(task, "kind", None) == "c" and "```" not in text:
+        from .tasks.c_wrapper import cmd_evaluate_wrapper, is_wrapper
+
+        if is_wrapper(task, text):      # kernels plus a host function with the C reference's signature
+            return cmd_evaluate_wrapper(task, ns.candidate, ns.format)
     if "```" not in text:       # a plain .cu file is its own code block
         text = f"```cuda\n{text}\n```"
     from .scheduler import Scheduler, SchedulerConfig

@@ -1,0 +1,118 @@
+"""Host-wrapper candidates for c tasks (rl.tasks.c_wrapper): static launches, gates, build, and on a GPU the run."""
+from __future__ import annotations
+
+import ctypes
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rl.tasks import get
+from rl.tasks.c_kind import SUITE_DIR
+from rl.tasks.c_wrapper import WrapperBuildError, build_library, evaluate_wrapper, is_wrapper
+
+DATA = Path(__file__).resolve().parent / "data"
+DOT = DATA / "wrapper_dot_two_pass.cu"
+BUNDLED = sorted((SUITE_DIR / "wrappers").glob("*/*.cu"))
+
+
+def _task_of(path: Path) -> str:
+    return f"c/{path.parent.name}/medium"
+
+
+def test_two_pass_dot_launches_are_computed():
+    t = get("c/dot/medium")
+    ev = evaluate_wrapper(t, DOT, device="cpu", model=None)
+    assert ev.failed_gate is None and ev.gates["launches_own_kernel"].passed
+    by = {r.kernel: r for r in ev.launches}
+    assert by["partial_dot"].grid == (1024, 1, 1) and by["partial_dot"].block == (256, 1, 1)
+    assert by["partial_dot"].args["n"] == 8388608
+    assert by["final_sum"].grid == (1, 1, 1) and by["final_sum"].args["m"] == 1024
+    small = evaluate_wrapper(get("c/dot/small"), DOT, device="cpu", model=None)
+    assert {r.kernel: r.grid for r in small.launches}["partial_dot"] == (1024, 1, 1)    # min(cdiv(2^20, 256), 1024)
+
+
+def test_the_prediction_is_the_sum_over_launches():
+    from rewardmodel.surrogate import load_default
+
+    ev = evaluate_wrapper(get("c/dot/medium"), DOT, device="cpu", model=load_default())
+    assert ev.predicted_ms == pytest.approx(sum(r.predicted_ms for r in ev.launches))
+    assert all(r.terms["coalescing"] is not None for r in ev.launches)
+
+
+@pytest.mark.parametrize("edit, gate, why", [
+    (lambda s: s.replace("cudaFree(part);", "cudaFree(part); cublasDdot(0, n, x, 1, y, 1, out);"),
+     "no_library_call", "cublasDdot"),
+    (lambda s: s.replace("cudaFree(part);", "cudaFree(part); cudaEvent_t e; cudaEventCreate(&e);"),
+     "no_timers", "cudaEvent"),
+    (lambda s: s.replace("    partial_dot<<<blocks, THREADS>>>(n, x, y, part);\n    final_sum<<<1, THREADS>>>(blocks, part, out);\n", "")
+     + "\nvoid unused(int n, const double* x, double* out) { final_sum<<<1, 256>>>(n, x, out); }\n",
+     "launches_own_kernel", "launches no kernel"),
+])
+def test_hacking_wrappers_fail_their_gate(tmp_path, edit, gate, why):
+    p = tmp_path / "hack.cu"
+    p.write_text(edit(DOT.read_text()))
+    ev = evaluate_wrapper(get("c/dot/medium"), p, device="cpu")
+    assert ev.gates[gate].passed is False and why in ev.gates[gate].detail, ev.gates
+
+
+def test_not_a_wrapper_without_the_c_function():
+    t = get("c/dot/medium")
+    assert is_wrapper(t, DOT.read_text())
+    assert not is_wrapper(t, DOT.read_text().replace('extern "C" void dot(', 'extern "C" void dot_product('))
+    assert not is_wrapper(get("c/gemm/small"), DOT.read_text())
+    assert not is_wrapper(t, (SUITE_DIR / "dot.cu").read_text())      # the naive port: a kernel, no host code
+
+
+def test_evaluate_cli_takes_a_wrapper(capsys):
+    from rl import cli
+
+    assert cli.main(["evaluate", "c/dot/medium", str(DOT), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["failed_gate"] is None and len(out["launches"]) == 2 and out["predicted_ms"] > 0
+    assert out["baseline_ms"] > 0          # the naive port's stored H200 time
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_build_library_makes_a_loadable_library_and_reports_errors(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDAPERF_CACHE", str(tmp_path))
+    so = build_library(DOT.read_text())
+    assert so.is_file() and build_library(DOT.read_text()) == so       # cached by source hash
+    assert hasattr(ctypes.CDLL(str(so)), "dot")
+    with pytest.raises(WrapperBuildError, match="nvcc failed: .*error") as exc:
+        build_library(DOT.read_text().replace("double acc = 0.0;", "double acc = ;", 1))
+    assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_bundled_wrappers_pass_the_static_gates(path):
+    t = get(_task_of(path))
+    src = path.read_text()
+    assert is_wrapper(t, src), f"{path}: no host function {t.meta['function']}"
+    ev = evaluate_wrapper(t, path, device="cpu")
+    assert ev.failed_gate is None, {k: g.detail for k, g in ev.gates.items() if g.passed is False}
+    assert ev.launches and all(r.grid is not None for r in ev.launches), [(r.kernel, r.unresolved) for r in ev.launches]
+
+
+@pytest.mark.gpu
+class TestOnGPU:
+    @pytest.fixture(autouse=True)
+    def _gpu(self):
+        from analyzer.profile import toolkit
+
+        if not toolkit.has_gpu() or shutil.which("nvcc") is None:
+            pytest.skip("needs an NVIDIA GPU and nvcc")
+
+    @pytest.mark.parametrize("path", [DOT, *BUNDLED], ids=lambda p: f"{p.parent.name}/{p.stem}")
+    def test_wrapper_is_correct_and_timed(self, path):
+        task = "c/dot/medium" if path == DOT else _task_of(path)
+        ev = evaluate_wrapper(get(task), path, reps=5)
+        assert ev.gates["builds"].passed and ev.gates["correct"].passed, ev.gates
+        assert ev.measured_ms > 0
+
+    def test_a_wrong_wrapper_fails_correct(self, tmp_path):
+        p = tmp_path / "wrong.cu"
+        p.write_text(DOT.read_text().replace("acc += x[i] * y[i];", "acc += x[i];"))
+        ev = evaluate_wrapper(get("c/dot/small"), p, reps=2)
+        assert ev.gates["correct"].passed is False and "differs from the C reference" in ev.gates["correct"].detail

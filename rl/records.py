@@ -43,6 +43,20 @@ class RealAnswer:
         return {**asdict(self), "cost_s": self.cost_s}
 
 
+class GatedRecord:
+    """Mixed into an evaluation dataclass with `gates` (name -> Gate): its first failed gate,
+    and its dict form with that gate named."""
+
+    @property
+    def failed_gate(self) -> str | None:
+        return next((k for k, g in self.gates.items() if g.passed is False), None)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["failed_gate"] = self.failed_gate
+        return d
+
+
 class Oracle(Protocol):
     """Real measurements: `measure` answers every sample, in order (a failed run is an answer
     with its status, not an exception); `close` frees workers."""

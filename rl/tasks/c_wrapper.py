@@ -29,12 +29,13 @@ import os
 import shutil
 import statistics
 import subprocess
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analyzer.profile.spec import Buffer, Scalar
+from analyzer.profile.spec import Buffer
 from rewardmodel.reward import Gate, RewardConfig
+from rl.records import GatedRecord
 
 __all__ = ["LaunchRow", "WrapperEvaluation", "is_wrapper", "bind_wrapper", "evaluate_wrapper", "render_text",
            "build_library", "WrapperBuildError"]
@@ -62,7 +63,7 @@ class LaunchRow:
 
 
 @dataclass
-class WrapperEvaluation:
+class WrapperEvaluation(GatedRecord):
     task: str
     candidate: str
     device: str
@@ -75,15 +76,6 @@ class WrapperEvaluation:
     max_abs_err: float | None = None
     findings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-    @property
-    def failed_gate(self) -> str | None:
-        return next((k for k, g in self.gates.items() if g.passed is False), None)
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["failed_gate"] = self.failed_gate
-        return d
 
 
 def _spec(task: Any):

@@ -25,11 +25,12 @@ import math
 import re
 import statistics
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rewardmodel.reward import Gate, RewardConfig, Term
+from rl.records import GatedRecord
 
 from .torch_kind import INIT_SEED, TorchTask
 from .torch_static import BoundLaunch, CudaUnit, python_hazards, tensor_info
@@ -134,7 +135,7 @@ class Correctness:
 
 
 @dataclass
-class TorchEvaluation:
+class TorchEvaluation(GatedRecord):
     task: str
     candidate: str
     device: str
@@ -151,15 +152,6 @@ class TorchEvaluation:
     torch_ops: list[str] = field(default_factory=list)         # ATen compute ops the forward left to PyTorch
     reference_ops: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-    @property
-    def failed_gate(self) -> str | None:
-        return next((k for k, g in self.gates.items() if g.passed is False), None)
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["failed_gate"] = self.failed_gate
-        return d
 
 
 # ------------------------------------------------------------------ model building

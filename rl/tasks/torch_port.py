@@ -329,7 +329,6 @@ def check_port(name: str, compile: bool = True, build_problem: str | None = "sma
     every size, every candidate compiles with NVRTC (when present), and the problem's inputs and
     the CPU reference's outputs match the port's bindings at size `build_problem`."""
     from analyzer.profile import build, toolkit
-    from . import get
 
     errors: list[str] = []
     try:

@@ -71,9 +71,9 @@ def _cache_dir() -> Path:
 
 
 def build_surrogate(cfg: TrainConfig, tasks: list[Task], log=print):
-    """The surrogate the run starts from. "holdout" fits one on every measured row (corpus and the
-    c/torch tasks' candidates) except the run's families, so the run meets kernels the model never
-    saw (as an RL run on new tasks does); cached on disk."""
+    """The surrogate the run starts from. "holdout" fits one on the corpus and the measured
+    candidates of the other tasks of the run's kinds, without the run's families, so the run meets
+    kernels the model never saw (as an RL run on new tasks does); cached on disk."""
     from rewardmodel.surrogate import Surrogate, SurrogateConfig, load_default
 
     if cfg.surrogate in ("default", ""):
@@ -84,11 +84,14 @@ def build_surrogate(cfg: TrainConfig, tasks: list[Task], log=print):
     from rewardmodel.evaluate import load_choice
 
     fams = sorted({t.family for t in tasks})
-    # the corpus and every task kind's measured candidates, less the run's own families
-    table = dataset.load(samples=dataset.samples_with(["rl.tasks:task_samples"]))
+    # the corpus, plus the other tasks of the run's own kinds (c, torch), less the run's families;
+    # never another kind's tasks: c_histogram would teach a run on the histogram family its answer
+    kinds = sorted({t.kind for t in tasks} - {"family"})
+    extra = [f"rl.tasks:{'c' if k == 'c' else 'torch'}_task_samples" for k in kinds if k in ("c", "torch")]
+    table = dataset.load(samples=dataset.samples_with(extra))
     keep = ~np.isin(table.family, fams)
     choice = load_choice()
-    key = hashlib.sha256(json.dumps([fams, int(keep.sum()), dataset.analyzer_fingerprint(), choice],
+    key = hashlib.sha256(json.dumps([fams, extra, int(keep.sum()), dataset.analyzer_fingerprint(), choice],
                                     default=str).encode()).hexdigest()[:12]
     path = _cache_dir() / f"holdout-{key}.zip"
     if path.exists():

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 from corpus.families.base import Sample
 
 __all__ = ["Task", "UnknownTask", "family_tasks", "all_tasks", "get", "register_kind", "neighbours", "param_key",
-           "task_samples"]
+           "task_samples", "c_task_samples", "torch_task_samples"]
 
 
 class UnknownTask(KeyError):
@@ -151,6 +151,14 @@ def task_samples(kinds: Iterable[str] = ("c", "torch")) -> list[Sample]:
                 seen.add(s.sample_id)
                 out.append(s)
     return out
+
+
+def c_task_samples() -> list[Sample]:
+    return task_samples(("c",))
+
+
+def torch_task_samples() -> list[Sample]:
+    return task_samples(("torch",))
 
 
 # Other kinds register themselves here; their modules import Task from this one.

@@ -198,6 +198,7 @@ _BLANK_CALLS = re.compile(rb"\b(?:__align__|__maxnreg__|__launch_bounds_ex__|_Pr
 _PRAGMA_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]*PRAGMA[A-Z0-9_]*(?:\s*\([^()\n]*\))?)[ \t]*$|\b([A-Z][A-Z0-9_]*_PRAGMA_UNROLL[A-Z0-9_]*)\b", re.M)
 # `#pragma unroll` between a loop header and an unbraced body breaks the tree; loops read the same without it.
 _PRAGMA_UNROLL = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(?:unroll|nounroll)\b[^\n]*$", re.M)
+_TRAILING_COMMENT = re.compile(r"//[^\n]*$|/\*.*?\*/", re.S)
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]*)$", re.M)
 _QUALIFIERS = {b"__host__", b"__device__", b"__forceinline__", b"inline", b"static", b"__inline__",
                b"__noinline__", b"constexpr", b"__global__", b"extern", b"\"C\""}
@@ -588,11 +589,13 @@ class _Builder:
         value = node.child_by_field_id(FIELD.value)
         if name is None or value is None:
             return
-        v = eval_constant(self.text(value), self.constants)
+        # tree-sitter keeps a trailing comment in the value: `#define THREADS 256 // per block`
+        text = _TRAILING_COMMENT.sub("", self.text(value)).strip()
+        v = eval_constant(text, self.constants)
         if v is not None:
             self.constants[self.text(name)] = v
-        elif type_size(self.text(value).strip(), self.structs) is not None:
-            self.aliases[self.text(name)] = self.text(value).strip()  # #define T float4
+        elif type_size(text, self.structs) is not None:
+            self.aliases[self.text(name)] = text  # #define T float4
 
     def _alias(self, node) -> None:
         tnode = node.child_by_field_id(FIELD.type)

@@ -104,3 +104,14 @@ def test_deep_nesting_does_not_crash():
     from analyzer.lint import lint_source
     res = lint_source(src, "deep.cu")
     assert res.path == "deep.cu"  # finished, with or without a note
+
+
+def test_define_with_a_trailing_comment_is_a_constant():
+    """tree-sitter keeps `// ...` and `/* ... */` after a #define's value in the value node."""
+    from analyzer.parse import parse
+
+    src = ("#define THREADS 256 // threads per block\n#define TILE 32   /* tile side */\n"
+           "#define VEC float4 // 16-byte loads\n"
+           "__global__ void k(float* x) { x[threadIdx.x] = THREADS + TILE; }\n")
+    p = parse(src, "defs.cu")
+    assert p.constants["THREADS"] == 256 and p.constants["TILE"] == 32

@@ -277,43 +277,19 @@ def iterations(loops: tuple[Loop, ...], env: dict, max_iters: int, budget: list[
 
 
 def _points(loops: tuple[Loop, ...], depth: int, env: dict, max_iters: int, budget: list[int]) -> list[tuple[dict, float]]:
-    """`iterations` of loops[depth:] as a list (nested generators cost more than the lists;
-    the budget is spent in the same order: an outer loop's samples, then each one's inner loops)."""
+    """`iterations` of loops[depth:] as a list (nested generators cost more than the lists).
+    The budget is spent in order: a level's samples, cut to what is left of it, then each
+    one's inner loops (the kernel-wide `PointCache._points` spends it the same way)."""
     if depth == len(loops):
         return [(env, 1.0)]
-    loop = loops[depth]
-    var = loop.var
-    init = S.evaluate(loop.init, env) if var else None
-    if var is None or init is None or loop.step is None:
-        env2 = dict(env)
-        env2[loop.iter_symbol] = 0
-        if var is not None:
-            env2[var] = init
-        return _points(loops, depth + 1, env2, max_iters, budget)
-    op, step = loop.step
-    inc = S.evaluate(step, env)
-    additive = op in ("+=", "-=")
-    cap = max_iters if additive else max_iters * 4
-    trips = _trips(loop, env, init, inc) if additive else None
-    cond = loop.cond
-    iter_symbol = loop.iter_symbol
-    value = init
-    sampled: list[dict] = []
-    k = 0
-    while k < cap and budget[0] > 0 and value is not None and inc is not None:
-        env2 = dict(env)
-        env2[var] = value
-        env2[iter_symbol] = k
-        if cond is not None:
-            c = S.evaluate(cond, env2)
-            if c is not None and not (c.any() if isinstance(c, np.ndarray) else c):
-                break
-        sampled.append(env2)
-        budget[0] -= 1
-        value = _step(op, value, inc)
-        k += 1
-    if not sampled:
+    bound, full, trips = _level(loops[depth], env, max_iters)
+    if bound is not None:   # no closed form: one point with the loop's initial value
+        return _points(loops, depth + 1, bound, max_iters, budget)
+    left = budget[0]
+    if left <= 0 or not full:
         return []
+    sampled = full if len(full) <= left else full[:left]
+    budget[0] = left - len(sampled)
     weight = trips / len(sampled) if trips and trips > len(sampled) else 1.0
     if depth + 1 == len(loops):
         return [(env2, 1.0 * weight) for env2 in sampled]
@@ -322,9 +298,10 @@ def _points(loops: tuple[Loop, ...], depth: int, env: dict, max_iters: int, budg
 
 
 def _level(loop: Loop, env: dict, max_iters: int) -> tuple:
-    """One level of `_points` without a budget: (env, None, None) for a loop without a closed
-    form (its variable is bound to the initial value), else (None, samples, trips) with the
-    environments of up to the cap's iterations. `_points` with a budget takes a prefix of them."""
+    """One loop level, without a budget: (env, None, None) for a loop without a closed form (its
+    variable is bound to the initial value), else (None, samples, trips) with the environments
+    of up to the cap's iterations (additive loops max_iters, multiplicative ones 4x that).
+    `_points` and the kernel-wide cache take a prefix of them as their budget allows."""
     var = loop.var
     init = S.evaluate(loop.init, env) if var else None
     if var is None or init is None or loop.step is None:

@@ -273,35 +273,14 @@ def iterations(loops: tuple[Loop, ...], env: dict, max_iters: int, budget: list[
     max_iters*4; additive loops are sampled for max_iters iterations and the
     rest of their trip count is carried as weight.
     """
-    yield from _points(loops, 0, env, max_iters, budget)
-
-
-def _points(loops: tuple[Loop, ...], depth: int, env: dict, max_iters: int, budget: list[int]) -> list[tuple[dict, float]]:
-    """`iterations` of loops[depth:] as a list (nested generators cost more than the lists).
-    The budget is spent in order: a level's samples, cut to what is left of it, then each
-    one's inner loops (the kernel-wide `PointCache._points` spends it the same way)."""
-    if depth == len(loops):
-        return [(env, 1.0)]
-    bound, full, trips = _level(loops[depth], env, max_iters)
-    if bound is not None:   # no closed form: one point with the loop's initial value
-        return _points(loops, depth + 1, bound, max_iters, budget)
-    left = budget[0]
-    if left <= 0 or not full:
-        return []
-    sampled = full if len(full) <= left else full[:left]
-    budget[0] = left - len(sampled)
-    weight = trips / len(sampled) if trips and trips > len(sampled) else 1.0
-    if depth + 1 == len(loops):
-        return [(env2, 1.0 * weight) for env2 in sampled]
-    return [(inner_env, w * weight) for env2 in sampled
-            for inner_env, w in _points(loops, depth + 1, env2, max_iters, budget)]
+    yield from PointCache()._points(loops, 0, env, max_iters, budget)
 
 
 def _level(loop: Loop, env: dict, max_iters: int) -> tuple:
     """One loop level, without a budget: (env, None, None) for a loop without a closed form (its
     variable is bound to the initial value), else (None, samples, trips) with the environments
     of up to the cap's iterations (additive loops max_iters, multiplicative ones 4x that).
-    `_points` and the kernel-wide cache take a prefix of them as their budget allows."""
+    `PointCache._points` takes a prefix of them as its budget allows."""
     var = loop.var
     init = S.evaluate(loop.init, env) if var else None
     if var is None or init is None or loop.step is None:
@@ -471,10 +450,11 @@ class PointCache:
         return pts
 
     def _points(self, loops, depth: int, env: dict, max_iters: int, budget: list[int]) -> list[tuple[dict, float]]:
-        """`_points`, with each loop's samples in a given environment made once per kernel: loop
-        nests that share their outer loops (and so the outer samples' environments, the same
-        objects) share the inner loops' samples too. The budget is spent as `_points` spends it:
-        a level's samples are cut to what is left of it."""
+        """`iterations` of loops[depth:] as a list, with each loop's samples in a given
+        environment made once per kernel: loop nests that share their outer loops (and so the
+        outer samples' environments, the same objects) share the inner loops' samples too. The
+        budget is spent in order: a level's samples, cut to what is left of it, then each one's
+        inner loops."""
         if depth == len(loops):
             return [(env, 1.0)]
         loop = loops[depth]

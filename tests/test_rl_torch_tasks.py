@@ -533,3 +533,17 @@ class TestOnGPU:
         p.write_text(LIB_CANDIDATE.replace("return y;\n}", "return y\n}"))
         ev = evaluate_torch(tk.loader()["torch/matmul_square/small"], p, compile_baseline=False)
         assert ev.gates["builds"].passed is False and "\n" not in ev.gates["builds"].detail
+
+
+def test_prebuild_reports_each_candidate_in_parallel(tmp_path, capsys):
+    """Builds run in processes of their own; a broken file is one FAILED line, the rest go on."""
+    from rl.tasks.torch_prebuild import main
+
+    bad = tmp_path / "bad.py"
+    bad.write_text("import torch\nclass ModelNew(torch.nn.Module:\n    pass\n")
+    assert main(["-j", "2", str(CANDIDATES / "hack_no_kernel.py"), str(bad)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2
+    assert any(l.startswith("built ") and "hack_no_kernel.py" in l and "nothing to build" in l for l in out)
+    assert any(l.startswith("FAILED") and "bad.py:2: Python does not parse" in l for l in out)
+    assert main([str(tmp_path / "missing.py")]) == 2

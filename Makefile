@@ -23,6 +23,13 @@ bench: install
 	$(PYTHON) bench/surrogate_speed.py
 	$(PYTHON) bench/rl_budget.py
 
+# On a GPU machine (the device): the load_inline candidates built 8 at a time first (a cold build
+# is ~55 s, and the tests would build them one by one), then every gpu-marked test.
+.PHONY: test-gpu
+test-gpu:
+	$(PYTHON) -m rl.tasks.torch_prebuild -j 8 rl/suites/torch/candidates/*.py ; true
+	$(PYTHON) -m pytest -q -m gpu
+
 # The main job on the embedded default: lint the example kernels that ship in the package.
 # Exit code 1 means "findings", which is what the examples are for.
 demo: install-lint

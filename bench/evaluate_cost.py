@@ -4,7 +4,8 @@ Kinds: `family` (corpus family variants), `c` (ports of sequential C), `torch-po
 for torch tasks) -- each a kernel plus a launch, evaluated by the profiler (`rl.oracle.LocalGPU`:
 NVRTC compile, correctness against the reference, timing) -- and `torch-inline` (load_inline
 modules, `rl.tasks.torch_eval.evaluate_torch`: the extension build with nvcc, the gates,
-correctness on 3 seeds, eager / torch.compile / candidate timing, the per-kernel profile).
+correctness on 3 seeds, eager / torch.compile / candidate timing, the per-kernel profile) and
+`c-wrapper` (host wrappers of c tasks, `rl.tasks.c_wrapper`: nvcc build, 3 seeds, event timing).
 
 Real: each candidate is evaluated alone, from cold caches (a fresh NVRTC cache and extension
 build directory), and its wall seconds recorded, split into compile and the rest; the first
@@ -118,6 +119,36 @@ def inline_costs(model, gpu: bool, n: int = len(INLINE)) -> dict:
     return {"rows": rows}
 
 
+def wrapper_costs(model, gpu: bool, n: int) -> dict:
+    """Host wrappers of c tasks (rl/suites/c/wrappers): nvcc build + run + check + time, and the static path."""
+    from rl.tasks import get
+    from rl.tasks.c_wrapper import build_library, evaluate_wrapper
+
+    paths = sorted((ROOT / "rl" / "suites" / "c" / "wrappers").glob("*/*.cu"))
+    paths = [p for i, p in enumerate(paths) if i % max(1, len(paths) // max(1, n)) == 0][:n]
+    rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["CUDAPERF_CACHE"] = cache          # cold nvcc builds
+        for path in paths:
+            task = get(f"c/{path.parent.name}/medium")
+            row = {"candidate": f"{path.parent.name}/{path.name}", "task": task.id}
+            t0 = time.perf_counter()
+            evaluate_wrapper(task, path, device="cpu", model=model)
+            row["surrogate_s"] = time.perf_counter() - t0
+            if gpu:
+                t0 = time.perf_counter()
+                build_library(path.read_text())
+                row["build_s"] = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                ev = evaluate_wrapper(task, path, model=model)
+                row["eval_s"] = time.perf_counter() - t0
+                row["wall_s"] = row["build_s"] + row["eval_s"]
+                row["failed_gate"] = ev.failed_gate
+                row["candidate_ms"] = ev.measured_ms
+            rows.append(row)
+    return {"rows": rows}
+
+
 def med(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
@@ -146,6 +177,7 @@ def main(argv=None) -> int:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps({"partial": True, "kinds": kinds}, indent=1, default=str))
     inline = inline_costs(model, gpu, args.inline)
+    wrappers = wrapper_costs(model, gpu, args.per_kind)
 
     rows = []
     for kind, d in kinds.items():
@@ -153,11 +185,13 @@ def main(argv=None) -> int:
                      "compile_s": med(d.get("compile_s", [])), "check_time_s": med(d.get("run_s", [])),
                      "startup_s": d.get("startup_s"), "surrogate_ms": 1e3 * med(d["surrogate_s"]),
                      "ok": sum(s == "ok" for s in d.get("status", []))})
-    ir = inline["rows"]
-    rows.append({"kind": "torch-inline", "n": len(ir), "real_s": med([r.get("wall_s") for r in ir]),
-                 "compile_s": med([r.get("build_s") for r in ir]), "check_time_s": med([r.get("eval_s") for r in ir]),
-                 "startup_s": None, "surrogate_ms": 1e3 * med([r["surrogate_s"] for r in ir]),
-                 "ok": sum(r.get("failed_gate") is None and r.get("candidate_ms") is not None for r in ir)})
+    for kind, part in (("c-wrapper", wrappers), ("torch-inline", inline)):
+        ir = part["rows"]
+        rows.append({"kind": kind, "n": len(ir), "real_s": med([r.get("wall_s") for r in ir]),
+                     "compile_s": med([r.get("build_s") for r in ir]),
+                     "check_time_s": med([r.get("eval_s") for r in ir]), "startup_s": None,
+                     "surrogate_ms": 1e3 * med([r["surrogate_s"] for r in ir]) if ir else None,
+                     "ok": sum(r.get("failed_gate") is None and r.get("candidate_ms") is not None for r in ir)})
     for r in rows:
         r["ratio"] = r["real_s"] / (r["surrogate_ms"] / 1e3) if r["real_s"] and r["surrogate_ms"] else None
 
@@ -174,7 +208,8 @@ def main(argv=None) -> int:
                "gpu": toolkit.gpu_arch() if gpu else None,
                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"machine": machine, "rows": rows, "kinds": kinds, "inline": inline},
+    Path(args.out).write_text(json.dumps({"machine": machine, "rows": rows, "kinds": kinds, "inline": inline,
+                                          "wrappers": wrappers},
                                          indent=1, default=str) + "\n")
     print(f"wrote {args.out}")
     return 0

@@ -30,6 +30,7 @@ import shutil
 import statistics
 import subprocess
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -292,14 +293,20 @@ def _with_kwargs(sample, kwargs):
     return dataclasses.replace(sample, problem_kwargs=kwargs)
 
 
-def _stored_baseline_ms(task: Any) -> float | None:
+@lru_cache(maxsize=1)
+def _stored_times() -> dict[str, float]:
+    """sample id -> its newest ok main-pass time in corpus/data (read once per process)."""
     from corpus import store
 
     df = store.read()
     if not len(df):
-        return None
-    hit = df[(df["sample_id"] == task.baseline.sample_id) & (df["pass"] == "main") & (df["status"] == "ok")]
-    return float(hit["time_ms"].iloc[-1]) if len(hit) else None
+        return {}
+    ok = df[(df["pass"] == "main") & (df["status"] == "ok")]
+    return dict(zip(ok["sample_id"], ok["time_ms"].astype(float)))
+
+
+def _stored_baseline_ms(task: Any) -> float | None:
+    return _stored_times().get(task.baseline.sample_id)
 
 
 def evaluate_wrapper(task: Any, path: str | Path, device: str = "cuda", *, model: Any = None, seeds=(0, 1, 2),

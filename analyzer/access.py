@@ -333,6 +333,25 @@ class _Walker:
             return self.fresh(name, line, S.symbols(e))
         return e
 
+    def _shared_scalar(self, name: str) -> bool:
+        """`name` is a __shared__ scalar of this kernel (not shadowed by a local)."""
+        a = self.arrays.get(name)
+        return a is not None and a.space == "shared" and not a.dims and name not in self.types
+
+    def _thread_dependent_now(self, e: Expr) -> bool:
+        """Whether `e` depends on the thread, on the graph as walked so far (rare: shared scalar writes)."""
+        syms = S.symbols(e)
+        if not syms:
+            return False
+        if any(x.startswith("threadIdx") for x in syms):
+            return True
+        reach: set[str] = set()
+        for root in THREAD_ROOTS:
+            if root in self.g.succ:
+                reach.add(root)
+                reach.update(self.g.descendants(root))
+        return any(x in reach for x in syms)
+
     def define(self, name: str, value: Expr, line: int) -> None:
         value = self.bound(value, name, line)
         self.env[name] = value
@@ -901,6 +920,10 @@ class _Walker:
                                            ptr.space, ptr.dims)
                     return S.UNKNOWN
             value = self.expr(right)
+            if op == "=" and self._shared_scalar(name) and self._thread_dependent_now(value):
+                # one shared variable for the whole block: after a barrier every thread reads the
+                # same value (`if (tid == 0) is_last = (ticket == last); __syncthreads(); if (is_last)`)
+                value = self.fresh(name, line, set())
             if op == "=":
                 self.define(name, value, line)
             else:

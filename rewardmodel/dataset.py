@@ -94,6 +94,9 @@ def _work(item):
         return key, None, None, f"{type(exc).__name__}: {exc}"
 
 
+MODULE_STYLES = ("host_wrapper", "load_inline")
+
+
 def samples_with(extra: Iterable[str] = ()) -> list | None:
     """The corpus' samples plus those each "module:function" in `extra` returns (samples defined
     outside the corpus, e.g. the RL tasks' candidates, named by path so this package does not
@@ -119,12 +122,16 @@ def load(data_dirs: Iterable[str] | None = None, samples=None, jobs: int | None 
         from corpus.families import all_samples
         samples = all_samples()
     by_id = {s.sample_id: s for s in samples}
-    skipped = {"not_ok": 0, "unknown_sample": 0, "feature_error": 0}
+    skipped = {"not_ok": 0, "unknown_sample": 0, "feature_error": 0, "module_rows": 0}
     if len(df):
         sel = df["pass"] == "main"
         if gpu:
             sel &= df["gpu"] == gpu
         df = df[sel]
+        # whole-module rows (host wrappers, load_inline modules: rl.measure_modules) have no one launch to featurize
+        modules = df["style"].isin(MODULE_STYLES)
+        skipped["module_rows"] = int(modules.sum())
+        df = df[~modules]
         skipped["not_ok"] = int((df["status"] != "ok").sum())
         df = df[(df["status"] == "ok") & (df["time_ms"] > 0)]
     rows = df.to_dict("records") if len(df) else []

@@ -95,6 +95,7 @@ def _work(item):
 
 
 MODULE_STYLES = ("host_wrapper", "load_inline")
+TASK_PREFIXES = ("c_", "torch_")
 
 
 def samples_with(extra: Iterable[str] = ()) -> list | None:
@@ -122,7 +123,7 @@ def load(data_dirs: Iterable[str] | None = None, samples=None, jobs: int | None 
         from corpus.families import all_samples
         samples = all_samples()
     by_id = {s.sample_id: s for s in samples}
-    skipped = {"not_ok": 0, "unknown_sample": 0, "feature_error": 0, "module_rows": 0}
+    skipped = {"not_ok": 0, "unknown_sample": 0, "feature_error": 0, "module_rows": 0, "task_rows": 0}
     if len(df):
         sel = df["pass"] == "main"
         if gpu:
@@ -138,8 +139,8 @@ def load(data_dirs: Iterable[str] | None = None, samples=None, jobs: int | None 
     items = []
     for row in rows:
         s = by_id.get(row["sample_id"])
-        if s is None:
-            skipped["unknown_sample"] += 1
+        if s is None:   # RL task candidates ("c_*", "torch_*" families) join only when their samples are given
+            skipped["task_rows" if str(row.get("family", "")).startswith(TASK_PREFIXES) else "unknown_sample"] += 1
             continue
         res = row_resources(row)
         key = (row["sample_id"], tuple(sorted(res.items())) if res else None)

@@ -364,7 +364,9 @@ def write_markdown(result: dict, table: Table, noise: dict, path: Path = EVAL_MD
         f"{len(np.unique(table.task_id))} tasks (family × size).",
         f"- Left out: {table.skipped.get('unknown_sample', 0)} rows whose sample no longer exists (source changed since "
         f"it was measured), {table.skipped.get('not_ok', 0)} rows that did not end ok, "
-        f"{table.skipped.get('feature_error', 0)} rows the features failed on.",
+        f"{table.skipped.get('feature_error', 0)} rows the features failed on; and the RL tasks' "
+        f"{table.skipped.get('task_rows', 0)} candidate rows and {table.skipped.get('module_rows', 0)} whole-module rows "
+        "(the RL tasks section at the end evaluates the candidates).",
     ]
     if data_files:
         lines.append(f"- Data files: {', '.join(f'`{d}`' for d in data_files)}.")

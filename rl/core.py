@@ -228,26 +228,7 @@ class RewardCore:
                 want = [st.x is not None for st in statics]        # no scheduler: every candidate is measured
             idx = [i for i in range(n) if want[i] and real[i] is None]
             if idx:
-                got = self._measure([samples[i] for i in idx])
-                logged: set[str] = set()
-                new: list[int] = []             # first copy of each new ok answer, for the refit
-                for i, a in zip(idx, got):
-                    real[i] = a
-                    if a is None or a.sample_id in logged:     # copies of one candidate: one answer
-                        continue
-                    logged.add(a.sample_id)
-                    if a.ok:
-                        new.append(i)
-                        if statics[i].x is not None:
-                            self._task_ids.setdefault(task.id, []).append(a.sample_id)
-                    self.real_log.append({"task_id": task.id, "sample_id": a.sample_id,
-                                          "variant": samples[i].variant, "status": a.status,
-                                          "measured_ms": a.time_ms, "predicted_ms": _f(pred[i]),
-                                          "interval_ms": [_f(lo[i]), _f(hi[i])], "cost_s": a.cost_s,
-                                          "origin": a.origin})
-                if self.scheduler is not None and self.model is not None:
-                    self.scheduler.observe(self.model, [statics[i].x for i in new], [real[i].time_ms for i in new],
-                                           [pred[i] for i in new], group=task.id)
+                self._take_real(task, samples, statics, idx, real, pred, lo, hi)
         base_real = self.baseline_ms(task) if any(a is not None and a.ok for a in real) else None
 
         out = []
@@ -257,6 +238,60 @@ class RewardCore:
         self.stats.failed_static += sum(st.x is None for st in statics)
         self.seen_ids.update(s.sample_id for s in samples)
         return out
+
+    def _take_real(self, task: Task, samples: Sequence[Sample], statics: Sequence[_Static], idx: Sequence[int],
+                   real: list, pred: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
+        """Measure samples[idx] (already chosen and charged), log each new answer beside its prediction,
+        and hand the new ok ones to the scheduler (which refits every K of them)."""
+        got = self._measure([samples[i] for i in idx])
+        logged: set[str] = set()
+        new: list[int] = []             # first copy of each new ok answer, for the refit
+        for i, a in zip(idx, got):
+            real[i] = a
+            if a is None or a.sample_id in logged:     # copies of one candidate: one answer
+                continue
+            logged.add(a.sample_id)
+            if a.ok:
+                new.append(i)
+                if statics[i].x is not None:
+                    self._task_ids.setdefault(task.id, []).append(a.sample_id)
+            self.real_log.append({"task_id": task.id, "sample_id": a.sample_id,
+                                  "variant": samples[i].variant, "status": a.status,
+                                  "measured_ms": a.time_ms, "predicted_ms": _f(pred[i]),
+                                  "interval_ms": [_f(lo[i]), _f(hi[i])], "cost_s": a.cost_s,
+                                  "origin": a.origin})
+        if self.scheduler is not None and self.model is not None:
+            self.scheduler.observe(self.model, [statics[i].x for i in new], [real[i].time_ms for i in new],
+                                   [pred[i] for i in new], group=task.id)
+
+    def confirm(self, task: Task, samples: Sequence[Sample]) -> list[RealAnswer | None]:
+        """Real answers for candidates the run already scored (the end-of-run confirmation of its
+        believed-best kernels): each new one is charged to the scheduler's budget like any other."""
+        if self.oracle is None:
+            return [self.measured.get(s.sample_id) for s in samples]
+        statics = [self.static(s) for s in samples]
+        n = len(samples)
+        real: list[RealAnswer | None] = [self.measured.get(s.sample_id) for s in samples]
+        pred = np.full(n, np.nan)
+        lo = np.full(n, np.nan)
+        hi = np.full(n, np.nan)
+        ok = [i for i, st in enumerate(statics) if st.x is not None]
+        if self.model is not None and ok:
+            iv = self.model.predict_with_uncertainty(np.vstack([statics[i].x for i in ok]))
+            k = math.exp(self.task_offset(task)) if self.task_correction else 1.0
+            pred[ok], lo[ok], hi[ok] = k * iv.time_ms, k * iv.lo_ms, k * iv.hi_ms
+        idx, ids = [], set()
+        for i, s in enumerate(samples):
+            if real[i] is None and s.sample_id not in ids:
+                ids.add(s.sample_id)
+                idx.append(i)
+        if idx:
+            if self.scheduler is not None:
+                self.scheduler.charge(len(idx))
+            self._take_real(task, samples, statics, idx, real, pred, lo, hi)
+            for i, s in enumerate(samples):
+                real[i] = self.measured.get(s.sample_id, real[i])
+        return real
 
     def _finish(self, task: Task, s: Sample, st: _Static, real: RealAnswer | None, pred: float, lo: float, hi: float,
                 base_real: float | None, base_pred: float | None) -> Scored:

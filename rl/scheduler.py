@@ -10,7 +10,9 @@ Per batch (one task's candidates), in priority order, while the budget allows:
 The budget caps real answers at `budget` x distinct candidates scored so far: a candidate seen
 again is not new work (its earlier answer, real or predicted, stands), and an already measured
 one costs nothing. Baseline measurements a task needs are charged to the same budget.
-`budget=1` measures every new candidate (the all-real arm).
+`budget=1` measures every new candidate (the all-real arm). A share `reserve` of the budget is
+kept back during the run for the end (`allowance(final=True)`): `rl.train` spends it confirming
+the unmeasured candidates with the largest predicted gain over each task's best measured kernel.
 
 Every `refit_every` real answers the surrogate is updated on them (`recalibrate=True`), and the
 log records its Spearman rank correlation with the real times on that window before the update
@@ -38,6 +40,8 @@ class SchedulerConfig:
     recalibrate: bool = True
     update_mode: str = "boost"       # "boost" (milliseconds) or "refit" (seconds)
     acquisition: str = "optimistic"  # uncertain ones: "optimistic" (could beat the best real time) or "width"
+    reserve: float = 0.0             # share of the budget kept for confirming believed-best candidates at the end
+    confirm_by: str = "point"        # rank them by expected gain from the "point" prediction or the "optimistic" bound
     seed: int = 0
 
 
@@ -76,8 +80,11 @@ class Scheduler:
         self._best_real: dict[str, float] = {}                           # task id -> best measured ms
         self._window: list[tuple[np.ndarray, float, float, str]] = []   # (x, real ms, predicted ms, group)
 
-    def allowance(self) -> int:
-        return max(0, math.floor(self.config.budget * self.scored + 1e-9) - self.asked)
+    def allowance(self, final: bool = False) -> int:
+        """Real answers still allowed: `budget` x candidates scored, less those taken; during the run
+        the `reserve` share is kept back for the end (`final=True`: the confirmation pass)."""
+        share = self.config.budget * (1.0 if final or self.config.budget >= 1.0 else 1.0 - self.config.reserve)
+        return max(0, math.floor(share * self.scored + 1e-9) - self.asked)
 
     def charge(self, n: int = 1) -> None:
         """Count real answers taken outside `choose` (a task's baseline)."""

@@ -199,3 +199,46 @@ def test_train_small_run_writes_logs_and_learns(tmp_path, replay, model):
     assert s["real_share"] <= 0.1 + 1e-9 + 6 / max(1, s["distinct_candidates"])   # + one baseline per task
     assert s["curve_end"] > s["curve_start"]
     assert all(b["true_speedup"] > 0 for b in r.best.values())
+
+
+def test_scheduler_reserve_keeps_budget_for_the_end():
+    t = T.get(TASK)
+    cands = list(t.candidates[:20])
+    sched = Scheduler(SchedulerConfig(budget=0.2, reserve=0.5, epsilon=0.0, uncertainty=99.0))
+    pred = np.arange(20, 0, -1, dtype=float)
+    sched.choose(t, cands, pred, pred * 0.9, pred * 1.1, known=[False] * 20, valid=[True] * 20)
+    assert sched.asked == 1                          # the batch's best; 2 of the 4 allowed are kept back
+    assert sched.allowance() == 1 and sched.allowance(final=True) == 3
+    # budget 1 (the all-real arm) keeps nothing back
+    assert Scheduler(SchedulerConfig(budget=1.0, reserve=0.5)).config.reserve == 0.5
+    allr = Scheduler(SchedulerConfig(budget=1.0, reserve=0.5))
+    want = allr.choose(t, cands, pred, pred, pred, known=[False] * 20, valid=[True] * 20)
+    assert all(want) and allr.allowance() == allr.allowance(final=True) == 0
+
+
+def test_core_confirm_charges_and_logs(replay, model):
+    t = T.get(TASK)
+    sched = Scheduler(SchedulerConfig(budget=0.1, refit_every=100))
+    core = RewardCore(model=model, oracle=replay, scheduler=sched)
+    s = t.candidates[5]
+    got = core.confirm(t, [s, s])
+    assert got[0] is not None and got[0].time_ms == replay.measure([s])[0].time_ms and got[1] is got[0]
+    assert sched.asked == 1 and core.stats.real == 1 and len(core.real_log) == 1
+    core.confirm(t, [s])                              # known: free
+    assert sched.asked == 1 and core.stats.real == 1
+
+
+def test_train_confirms_with_the_reserve(tmp_path, replay, model):
+    from rl.train import Judge, train
+
+    cfg = TrainConfig(name="t", families=("transpose", "reduction"), max_tasks=4, steps=4,
+                      tasks_per_step=2, group_size=6, turns=3, eval_every=0, plot=False,
+                      scheduler=SchedulerConfig(budget=0.1, reserve=0.5, refit_every=100))
+    r = train(cfg, oracle=replay, model=model, judge=Judge(replay), out_dir=tmp_path, progress=False,
+              log=lambda m: None)
+    s = r.summary
+    assert s["confirmed"] >= 1
+    assert s["real_share"] <= 0.1 + 4 / max(1, s["distinct_candidates"]) + 1e-9   # + one baseline per task
+    for b in r.best.values():       # a measured pick is believed at its measured time
+        if b["measured"]:
+            assert b["believed_ms"] == pytest.approx(b["true_ms"])

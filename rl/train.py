@@ -86,8 +86,7 @@ def build_surrogate(cfg: TrainConfig, tasks: list[Task], log=print):
     fams = sorted({t.family for t in tasks})
     # the corpus, plus the other tasks of the run's own kinds (c, torch), less the run's families;
     # never another kind's tasks: c_histogram would teach a run on the histogram family its answer
-    kinds = sorted({t.kind for t in tasks} - {"family"})
-    extra = [f"rl.tasks:{'c' if k == 'c' else 'torch'}_task_samples" for k in kinds if k in ("c", "torch")]
+    extra = [f"rl.tasks:{k}_task_samples" for k in sorted({t.kind for t in tasks} & {"c", "torch"})]
     table = dataset.load(samples=dataset.samples_with(extra))
     keep = ~np.isin(table.family, fams)
     choice = load_choice()

@@ -221,17 +221,18 @@ class ImportReport:
     errors: list[str] = field(default_factory=list)        # one line per bad file: "path: what is wrong"
 
 
-def _nvrtc_error(spec: CTaskSpec) -> str:
-    """'' when the naive port compiles with NVRTC (or NVRTC is absent: nothing to check with)."""
+def nvrtc_error(source: str, kernel: str, where: str) -> str:
+    """'' when `kernel` of `source` compiles with NVRTC (or NVRTC is absent: nothing to check
+    with), else one line: WHERE: NVRTC failed: the log's first error."""
     from analyzer.profile import build, toolkit
 
     if not toolkit.have_nvrtc():
         return ""
-    res = build.build(spec.cu_source, spec.kernel)
+    res = build.build(source, kernel)
     if res.ok:
         return ""
     first = next((ln for ln in res.log.splitlines() if "error" in ln.lower()), res.log.strip()[:200])
-    return f"{spec.cu_path}: NVRTC failed: {first.strip()}"
+    return f"{where}: NVRTC failed: {first.strip()}"
 
 
 def import_c_tasks(src_dir: str | Path, dest_dir: str | Path | None = None, compile: bool = True) -> ImportReport:
@@ -254,7 +255,7 @@ def import_c_tasks(src_dir: str | Path, dest_dir: str | Path | None = None, comp
                 raise TaskFileError(f"{path}: a suite task is already named {spec.name!r}; rename the files")
             if compile:
                 compile_reference(spec)
-                err = _nvrtc_error(spec)
+                err = nvrtc_error(spec.cu_source, spec.kernel, str(spec.cu_path))
                 if err:
                     raise TaskFileError(err)
         except (TaskFileError, CReferenceError) as exc:

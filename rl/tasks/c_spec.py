@@ -100,6 +100,12 @@ def _as_int(value: int | float, what: str) -> int:
     return value
 
 
+def dim3(exprs: tuple[str | int, ...], env: dict[str, int | float], what: str) -> tuple[int, int, int]:
+    """1 to 3 launch expressions evaluated in `env`, missing components 1."""
+    vals = [_as_int(evaluate(e, env), what) for e in exprs] + [1] * (3 - len(exprs))
+    return vals[0], vals[1], vals[2]
+
+
 # --------------------------------------------------------------------------- prototypes
 @dataclass(frozen=True)
 class Param:
@@ -224,12 +230,7 @@ class CTaskSpec:
 
     def launch(self, size: str) -> tuple[tuple[int, int, int], tuple[int, int, int], int]:
         env = self.env(size)
-
-        def dim3(exprs: tuple[str | int, ...], what: str) -> tuple[int, int, int]:
-            vals = [_as_int(evaluate(e, env), what) for e in exprs] + [1] * (3 - len(exprs))
-            return vals[0], vals[1], vals[2]
-
-        return dim3(self.grid, "grid"), dim3(self.block, "block"), _as_int(evaluate(self.smem, env), "smem")
+        return dim3(self.grid, env, "grid"), dim3(self.block, env, "block"), _as_int(evaluate(self.smem, env), "smem")
 
     def cost(self, size: str) -> tuple[int, int]:
         env = self.env(size)

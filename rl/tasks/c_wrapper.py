@@ -148,8 +148,9 @@ def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any
 # ------------------------------------------------------------------ the GPU half
 
 def _cache() -> Path:
-    root = os.environ.get("CUDAPERF_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cudaperf")
-    return Path(root) / "wrappers"
+    from .c_ref import cache_root
+
+    return cache_root() / "wrappers"
 
 
 def build_library(source: str, arch: str = "sm_90", timeout: float = 300.0) -> Path:
@@ -294,19 +295,19 @@ def _with_kwargs(sample, kwargs):
 
 
 @lru_cache(maxsize=1)
-def _stored_times() -> dict[str, float]:
-    """sample id -> its newest ok main-pass time in corpus/data (read once per process)."""
-    from corpus import store
+def _replay():
+    """The stored H200 answers (read once per process)."""
+    from rl.oracle import Replay
 
-    df = store.read()
-    if not len(df):
-        return {}
-    ok = df[(df["pass"] == "main") & (df["status"] == "ok")]
-    return dict(zip(ok["sample_id"], ok["time_ms"].astype(float)))
+    return Replay()
 
 
 def _stored_baseline_ms(task: Any) -> float | None:
-    return _stored_times().get(task.baseline.sample_id)
+    r = _replay()
+    if not r.has(task.baseline):
+        return None
+    a = r.measure([task.baseline])[0]
+    return a.time_ms if a.ok else None
 
 
 def evaluate_wrapper(task: Any, path: str | Path, device: str = "cuda", *, model: Any = None, seeds=(0, 1, 2),

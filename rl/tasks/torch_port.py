@@ -46,7 +46,7 @@ from typing import Any
 from analyzer.profile.spec import Buffer, Problem, Scalar
 from corpus.families.base import Sample
 
-from .c_spec import DTYPES, TaskFileError, _as_int, _check_params, evaluate, kernel_prototype
+from .c_spec import DTYPES, TaskFileError, _as_int, _check_params, _need, dim3, evaluate, kernel_prototype
 
 __all__ = ["PORTS_DIR", "PortArg", "PortSpec", "read_port", "port_of", "port_samples", "with_port", "problem",
            "PROBLEM"]
@@ -95,15 +95,6 @@ class PortSpec:
     def variant_files(self) -> list[Path]:
         d = self.path.parent / "variants" / self.name
         return sorted(d.glob("*.cu")) if d.is_dir() else []
-
-
-def _need(table: dict, key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    if key not in table:
-        raise ValueError(f"missing key {key!r}{where}")
-    v = table[key]
-    if not isinstance(v, kind) or isinstance(v, bool):
-        raise ValueError(f"{key!r}{where} has the wrong type: {v!r}")
-    return v
 
 
 def _parse_arg(i: int, t: Any) -> PortArg:
@@ -204,11 +195,6 @@ def size_env(task: Any) -> dict[str, int | float]:
     return env
 
 
-def _dim3(exprs: tuple, env: dict, what: str) -> tuple[int, int, int]:
-    vals = [_as_int(evaluate(e, env), what) for e in exprs] + [1] * (3 - len(exprs))
-    return vals[0], vals[1], vals[2]
-
-
 def port_samples(spec: PortSpec, task: Any, seed: int = _SEED) -> Sample:
     """The naive port's Sample for one torch task (one problem at one size)."""
     env = size_env(task)
@@ -221,7 +207,7 @@ def port_samples(spec: PortSpec, task: Any, seed: int = _SEED) -> Sample:
             else:
                 v = evaluate(a.value if a.value != "" else a.name, env)
                 args.append(Scalar(a.name, a.dtype, _as_int(v, f"scalar {a.name}") if "int" in a.dtype else float(v)))
-        grid, block = _dim3(spec.grid, env, "grid"), _dim3(spec.block, env, "block")
+        grid, block = dim3(spec.grid, env, "grid"), dim3(spec.block, env, "block")
         smem = _as_int(evaluate(spec.smem, env), "smem")
         nbytes = _as_int(evaluate(spec.bytes, env), "bytes")
         flops = _as_int(evaluate(spec.flops, env), "flops")
@@ -328,7 +314,7 @@ def check_port(name: str, compile: bool = True, build_problem: str | None = "sma
     """Problems with port NAME, one line each ([] when none): the spec and every variant parse at
     every size, every candidate compiles with NVRTC (when present), and the problem's inputs and
     the CPU reference's outputs match the port's bindings at size `build_problem`."""
-    from analyzer.profile import build, toolkit
+    from .c_kind import nvrtc_error
 
     errors: list[str] = []
     try:
@@ -346,17 +332,15 @@ def check_port(name: str, compile: bool = True, build_problem: str | None = "sma
             ported.append(with_port(t, spec))
         except TaskFileError as exc:
             errors.append(str(exc))
-    nvrtc = compile and toolkit.have_nvrtc()
     seen: set[tuple[str, str]] = set()
     for t in ported:
         for s in t.candidates:
-            if not nvrtc or (s.source, s.kernel) in seen:
+            if not compile or (s.source, s.kernel) in seen:
                 continue
             seen.add((s.source, s.kernel))
-            res = build.build(s.source, s.kernel)
-            if not res.ok:
-                first = next((ln for ln in res.log.splitlines() if "error" in ln.lower()), res.log.strip()[:200])
-                errors.append(f"{spec.path.parent}/{s.variant}: NVRTC failed: {first.strip()}")
+            err = nvrtc_error(s.source, s.kernel, f"{spec.path.parent}/{s.variant}")
+            if err:
+                errors.append(err)
     if build_problem:
         for t in ported:
             if t.size == build_problem and t.baseline is not None:

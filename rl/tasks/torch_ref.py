@@ -30,11 +30,6 @@ class TorchTiming:
     notes: list[str] = field(default_factory=list)
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else ''}"
-
-
 def time_reference(task: Any, device: str = "cuda", warmup: int = 5, reps: int = 30,
                    compile: bool = True) -> TorchTiming:
     """Eager and torch.compile medians of the task's Model on its seed-0 inputs. Failures (out of
@@ -43,6 +38,7 @@ def time_reference(task: Any, device: str = "cuda", warmup: int = 5, reps: int =
     import torch
 
     from .torch_eval import time_forward
+    from .torch_kind import _one_line
 
     out = TorchTiming(task.id, reps=reps, torch=torch.__version__)
     model = inputs = compiled = None

@@ -90,63 +90,58 @@ def real_cost(samples) -> dict:
     return {"startup_s": startup, "wall_s": walls, "compile_s": compiles, "run_s": runs, "status": statuses}
 
 
+def module_costs(items, gpu: bool, static, build, real, measured_ms) -> dict:
+    """Whole-module candidates [(label, task, path)]: the static path (`static(task, path)`), and on
+    a GPU a cold build (`build(path)`, a fresh $CUDAPERF_CACHE) then the real evaluation
+    (`real(task, path)`, whose time `measured_ms(ev)` reads), each timed."""
+    rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["CUDAPERF_CACHE"] = cache          # cold builds
+        for label, task, path in items:
+            row = {"candidate": label, "task": task.id}
+            t0 = time.perf_counter()
+            static(task, path)
+            row["surrogate_s"] = time.perf_counter() - t0
+            if gpu:
+                t0 = time.perf_counter()
+                build(path)
+                row["build_s"] = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                ev = real(task, path)
+                row["eval_s"] = time.perf_counter() - t0
+                row["wall_s"] = row["build_s"] + row["eval_s"]
+                row["failed_gate"] = ev.failed_gate
+                row["candidate_ms"] = measured_ms(ev)
+            rows.append(row)
+    return {"rows": rows}
+
+
 def inline_costs(model, gpu: bool, n: int = len(INLINE)) -> dict:
+    """load_inline modules: the extension build, then gates, 3 seeds, eager / compile / candidate timing."""
     from rl.tasks import get
     from rl.tasks.torch_eval import evaluate_torch
     from rl.tasks.torch_trace import load_candidate
 
     cand_dir = ROOT / "rl" / "suites" / "torch" / "candidates"
-    rows = []
-    with tempfile.TemporaryDirectory() as cache:
-        os.environ["CUDAPERF_CACHE"] = cache          # cold extension builds
-        for name, tid in INLINE[:n]:
-            path, task = cand_dir / name, get(tid)
-            row = {"candidate": name, "task": tid}
-            t0 = time.perf_counter()
-            evaluate_torch(task, path, device="cpu", model=model)   # static: shape-only trace + prediction
-            row["surrogate_s"] = time.perf_counter() - t0
-            if gpu:
-                t0 = time.perf_counter()
-                load_candidate(path, build=True)
-                row["build_s"] = time.perf_counter() - t0
-                t0 = time.perf_counter()
-                ev = evaluate_torch(task, path, device="cuda", model=model)
-                row["eval_s"] = time.perf_counter() - t0
-                row["wall_s"] = row["build_s"] + row["eval_s"]
-                row["failed_gate"] = ev.failed_gate
-                row["candidate_ms"] = ev.timing.candidate_ms
-            rows.append(row)
-    return {"rows": rows}
+    items = [(name, get(tid), cand_dir / name) for name, tid in INLINE[:n]]
+    return module_costs(items, gpu, lambda t, p: evaluate_torch(t, p, device="cpu", model=model),
+                        lambda p: load_candidate(p, build=True),
+                        lambda t, p: evaluate_torch(t, p, device="cuda", model=model),
+                        lambda ev: ev.timing.candidate_ms)
 
 
 def wrapper_costs(model, gpu: bool, n: int) -> dict:
-    """Host wrappers of c tasks (rl/suites/c/wrappers): nvcc build + run + check + time, and the static path."""
+    """Host wrappers of c tasks (rl/suites/c/wrappers): nvcc build, then 3 seeds and event timing."""
     from rl.tasks import get
     from rl.tasks.c_wrapper import build_library, evaluate_wrapper
 
     paths = sorted((ROOT / "rl" / "suites" / "c" / "wrappers").glob("*/*.cu"))
     paths = [p for i, p in enumerate(paths) if i % max(1, len(paths) // max(1, n)) == 0][:n]
-    rows = []
-    with tempfile.TemporaryDirectory() as cache:
-        os.environ["CUDAPERF_CACHE"] = cache          # cold nvcc builds
-        for path in paths:
-            task = get(f"c/{path.parent.name}/medium")
-            row = {"candidate": f"{path.parent.name}/{path.name}", "task": task.id}
-            t0 = time.perf_counter()
-            evaluate_wrapper(task, path, device="cpu", model=model)
-            row["surrogate_s"] = time.perf_counter() - t0
-            if gpu:
-                t0 = time.perf_counter()
-                build_library(path.read_text())
-                row["build_s"] = time.perf_counter() - t0
-                t0 = time.perf_counter()
-                ev = evaluate_wrapper(task, path, model=model)
-                row["eval_s"] = time.perf_counter() - t0
-                row["wall_s"] = row["build_s"] + row["eval_s"]
-                row["failed_gate"] = ev.failed_gate
-                row["candidate_ms"] = ev.measured_ms
-            rows.append(row)
-    return {"rows": rows}
+    items = [(f"{p.parent.name}/{p.name}", get(f"c/{p.parent.name}/medium"), p) for p in paths]
+    return module_costs(items, gpu, lambda t, p: evaluate_wrapper(t, p, device="cpu", model=model),
+                        lambda p: build_library(p.read_text()),
+                        lambda t, p: evaluate_wrapper(t, p, model=model),
+                        lambda ev: ev.measured_ms)
 
 
 def med(xs):

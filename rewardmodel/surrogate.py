@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import struct
 import zipfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -283,10 +284,276 @@ def _predict_point(point, X):
 
 def _predict_raw(point, quant, X):
     X32 = np.ascontiguousarray(X, dtype=np.float32)
+    if len(X32) <= _FEW_ROWS:
+        trees = _Forest.of(point, quant)
+        if trees is not None and np.isfinite(X32[~np.isnan(X32)]).all():
+            p, q = trees.predict(X32)
+            lo, hi = np.minimum(q[:, 0], p), np.maximum(q[:, 2], p)
+            return p, lo, hi
     p = np.asarray(point.inplace_predict(X32), dtype=np.float64)
     q = np.asarray(quant.inplace_predict(X32), dtype=np.float64).reshape(len(X32), -1)
     lo, hi = np.minimum(q[:, 0], p), np.maximum(q[:, 2], p)
     return p, lo, hi
+
+
+# ---------------------------------------------------------------- few-row prediction
+#
+# A reward call predicts one row. XGBoost's inplace_predict costs ~0.12-0.15 ms a call on this
+# model whatever the rows (parsing a JSON config and an array interface, building a model view,
+# thread set-up: dmlc/xgboost#12311 measures the same), ~0.3 ms for the two models, and up to
+# 1 ms when the analyzer's work in between has evicted the model from the caches; its
+# maintainers point single-row users to their own evaluator (dmlc/xgboost#10148). `_Forest`
+# walks the trees of both boosters for a few rows with numpy, one level of all 1,000 trees at a
+# time, and adds the leaves as XGBoost does: in float32, tree by tree in model order, from the
+# base score. The answers are XGBoost's, bit for bit (tests/test_rewardmodel_surrogate.py
+# compares them on the training rows); batches still go to XGBoost.
+
+_FEW_ROWS = 4
+
+
+class _Forest:
+    """Both boosters' trees as complete binary trees in heap order (a leaf above the last level
+    is copied into every position under it, so the walk takes the same number of steps in all
+    trees), in one set of arrays: internal positions hold a feature and a threshold, the last
+    level the leaf values."""
+
+    _cache: dict = {}
+
+    @classmethod
+    def of(cls, point, quant) -> "_Forest | None":
+        """The forest of these two boosters (built once per pair of objects and their tree
+        counts), or None where the models hold something this walk does not do (categorical
+        splits, vector leaves, other boosters): those go to XGBoost."""
+        key = (id(point), id(quant))
+        rounds = (point.num_boosted_rounds(), quant.num_boosted_rounds())
+        hit = cls._cache.get(key)
+        if hit is not None and hit[0] is point and hit[1] is quant and hit[2] == rounds:
+            return hit[3]
+        try:
+            forest = cls([_booster_trees(point), _booster_trees(quant)])
+        except (_Unsupported, KeyError, ValueError, IndexError, TypeError):
+            forest = None
+        if len(cls._cache) > 8:
+            cls._cache.clear()
+        cls._cache[key] = (point, quant, rounds, forest)
+        return forest
+
+    def __init__(self, models: list[tuple[list, np.ndarray, np.ndarray, int]]) -> None:
+        trees = [t for m in models for t in m[0]]
+        depth = max((_depth(t[0], t[1]) for t in trees), default=0)
+        self.depth = depth
+        n_int, n_leaf = (1 << depth) - 1, 1 << depth
+        T = len(trees)
+        self.n_features = models[0][3]
+        # all trees' nodes in one array (children and node ids offset by the tree's start)
+        sizes = np.array([len(t[0]) for t in trees], dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        off = np.repeat(starts, sizes)
+        left = np.concatenate([t[0] for t in trees])
+        right = np.concatenate([t[1] for t in trees])
+        leafnode = left == -1
+        left = np.where(leafnode, -1, left + off)
+        right = np.where(leafnode, -1, right + off)
+        split_idx = np.concatenate([t[2] for t in trees])
+        cond = np.concatenate([t[3] for t in trees])
+        default_left = np.concatenate([t[4] for t in trees])
+        feat = np.zeros((T, max(n_int, 1)), dtype=np.intp)
+        thr = np.zeros((T, max(n_int, 1)), dtype=np.float32)
+        nodes = starts[:, None]     # (T, positions of this level): the xgboost node there
+        for lv in range(depth):
+            is_leaf = leafnode[nodes]
+            lo = (1 << lv) - 1
+            # NaN (missing) goes to the default child: the row is looked up as NaN -> -inf
+            # (columns n..2n-1) where the default is left, NaN -> +inf where it is right
+            feat[:, lo:lo + nodes.shape[1]] = np.where(is_leaf, 0, split_idx[nodes] + default_left[nodes] * self.n_features)
+            thr[:, lo:lo + nodes.shape[1]] = np.where(is_leaf, np.float32(0), cond[nodes])
+            kids = np.empty((T, 2 * nodes.shape[1]), dtype=np.int64)
+            kids[:, 0::2] = np.where(is_leaf, nodes, left[nodes])
+            kids[:, 1::2] = np.where(is_leaf, nodes, right[nodes])
+            nodes = kids
+        if not leafnode[nodes].all():
+            raise _Unsupported("a tree deeper than its depth")
+        leaf = cond[nodes]
+        if not np.isfinite(thr).all() or not np.isfinite(leaf).all():
+            raise _Unsupported("non-finite split or leaf")
+        self.rowbase = (np.arange(T, dtype=np.intp) * max(n_int, 1))
+        self.feat = feat.reshape(-1)
+        self.thr = thr.reshape(-1)
+        # flat index of the left child of each internal position (the right one is next to it)
+        pos = np.arange(max(n_int, 1), dtype=np.intp)
+        self.child = (self.rowbase[:, None] + 2 * pos[None, :] + 1).reshape(-1)
+        self.leaf = leaf.reshape(-1)
+        # flat index after the last level (rowbase + heap position) -> slot in `leaf`
+        self.leafshift = np.arange(T, dtype=np.intp) * n_leaf - n_int - self.rowbase
+        # float32 sums, tree by tree in model order from the base score, one row per output
+        outputs = []
+        start = 0
+        for trees_m, info, base, _ in models:
+            for g in range(len(base)):
+                outputs.append((float(base[g]), [start + i for i, gi in enumerate(info) if gi == g]))
+            start += len(trees_m)
+        width = 1 + max(len(ix) for _, ix in outputs)
+        # -0.0 in front pads the shorter rows: -0.0 + x is x for every x (+0.0 would turn -0.0 into +0.0)
+        self.pad = T + len(outputs)
+        order = np.full((len(outputs), width), self.pad, dtype=np.intp)
+        bases = np.zeros(len(outputs), dtype=np.float32)
+        for o, (b, ix) in enumerate(outputs):
+            bases[o] = b
+            order[o, width - 1 - len(ix)] = T + o
+            order[o, width - len(ix):] = ix
+        self.bases = bases
+        self.order = order
+        self.split = [len(m[2]) for m in models]    # outputs per model
+
+    def predict(self, X32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(point predictions, quantile predictions (rows, 3)) as float64, as XGBoost gives them."""
+        p_out, q_out = [], []
+        n = self.n_features
+        nan = np.isnan(X32)
+        for x, miss in zip(X32, nan):
+            row = np.concatenate([np.where(miss, np.float32(np.inf), x), np.where(miss, np.float32(-np.inf), x)])
+            flat = self.rowbase
+            for _ in range(self.depth):
+                go = row.take(self.feat.take(flat)) >= self.thr.take(flat)   # not (x < split): right
+                flat = self.child.take(flat) + go
+            vals = self.leaf.take(flat + self.leafshift)
+            seq = np.concatenate([vals, self.bases, np.array([-0.0], dtype=np.float32)])
+            sums = np.add.accumulate(seq.take(self.order), axis=1)[:, -1]
+            p_out.append(sums[0])
+            q_out.append(sums[1:1 + self.split[1]])
+        return np.asarray(p_out, dtype=np.float32).astype(np.float64), \
+            np.asarray(q_out, dtype=np.float32).astype(np.float64).reshape(len(X32), -1)
+
+
+class _Unsupported(ValueError):
+    pass
+
+
+def _depth(left, right) -> int:
+    depth, level = 0, np.array([0])
+    while True:
+        kids = np.concatenate([left[level], right[level]])
+        kids = kids[kids != -1]
+        if not len(kids):
+            return depth
+        depth += 1
+        level = kids
+
+
+def _booster_trees(booster):
+    """(trees as (left, right, split index, condition or leaf value, default left), tree_info,
+    base scores (float32), feature count) of a gbtree booster with scalar leaves."""
+    model = _ubj(bytes(booster.save_raw("ubj")))
+    learner = model["learner"]
+    gb = learner["gradient_booster"]
+    if gb.get("name") != "gbtree":
+        raise _Unsupported(gb.get("name"))
+    tm = gb["model"]
+    if int(tm["gbtree_model_param"]["num_parallel_tree"]) != 1:
+        raise _Unsupported("num_parallel_tree")
+    mp = learner["learner_model_param"]
+    base = np.array([np.float32(float(v)) for v in str(mp["base_score"]).strip("[]").split(",")], dtype=np.float32)
+    n_features = int(mp["num_feature"])
+    obj = learner["objective"]["name"]
+    if obj not in ("reg:squarederror", "reg:quantileerror", "reg:absoluteerror", "reg:pseudohubererror"):
+        raise _Unsupported(obj)   # a transform of the margin this walk does not apply
+    trees = []
+    for t in tm["trees"]:
+        if int(t["tree_param"]["size_leaf_vector"]) > 1 or (len(t["split_type"]) and np.any(np.asarray(t["split_type"]))):
+            raise _Unsupported("vector leaves or categorical splits")
+        left = np.asarray(t["left_children"], dtype=np.int64)
+        right = np.asarray(t["right_children"], dtype=np.int64)
+        trees.append((left, right, np.asarray(t["split_indices"], dtype=np.int64),
+                      np.asarray(t["split_conditions"], dtype=np.float32),
+                      np.asarray(t["default_left"], dtype=np.int64)))
+    info = [int(i) for i in tm["tree_info"]]
+    if len(info) != len(trees) or (info and max(info) >= len(base)):
+        raise _Unsupported("tree_info")
+    return trees, info, base, n_features
+
+
+_UBJ_TYPES = {b"i": ">i1", b"U": ">u1", b"I": ">i2", b"l": ">i4", b"L": ">i8", b"d": ">f4", b"D": ">f8"}
+_UBJ_STRUCT = {k: struct.Struct(v.replace("i1", "b").replace("u1", "B").replace("i2", "h").replace("i4", "i")
+                                .replace("i8", "q").replace("f4", "f").replace("f8", "d")) for k, v in _UBJ_TYPES.items()}
+
+
+def _ubj(buf: bytes):
+    """Decode XGBoost's UBJSON model (save_raw("ubj")): floats stay float32 exactly."""
+    pos = 0
+
+    def num(marker):
+        nonlocal pos
+        fmt = _UBJ_STRUCT[marker]
+        v = fmt.unpack_from(buf, pos)[0]
+        pos += fmt.size
+        return v
+
+    def length():
+        nonlocal pos
+        m = buf[pos:pos + 1]
+        pos += 1
+        return int(num(m))
+
+    def value(marker):
+        nonlocal pos
+        if marker in _UBJ_STRUCT:
+            v = num(marker)
+            return np.float32(v) if marker == b"d" else v
+        if marker == b"S":
+            n = length()
+            s = buf[pos:pos + n].decode("utf-8")
+            pos += n
+            return s
+        if marker == b"T":
+            return True
+        if marker == b"F":
+            return False
+        if marker == b"Z":
+            return None
+        if marker == b"{":
+            out = {}
+            while buf[pos:pos + 1] != b"}":
+                n = length()
+                k = buf[pos:pos + n].decode("utf-8")
+                pos += n
+                m = buf[pos:pos + 1]
+                pos += 1
+                out[k] = value(m)
+            pos += 1
+            return out
+        if marker == b"[":
+            typ = None
+            if buf[pos:pos + 1] == b"$":
+                typ = buf[pos + 1:pos + 2]
+                pos += 2
+            if buf[pos:pos + 1] == b"#":
+                pos += 1
+                n = length()
+                if typ is not None:
+                    if typ not in _UBJ_TYPES:
+                        return [value(typ) for _ in range(n)]
+                    dt = np.dtype(_UBJ_TYPES[typ])
+                    arr = np.frombuffer(buf, dtype=dt, count=n, offset=pos)
+                    pos += n * dt.itemsize
+                    return arr
+                items = []
+                for _ in range(n):
+                    m = buf[pos:pos + 1]
+                    pos += 1
+                    items.append(value(m))
+                return items
+            items = []
+            while buf[pos:pos + 1] != b"]":
+                m = buf[pos:pos + 1]
+                pos += 1
+                items.append(value(m))
+            pos += 1
+            return items
+        raise _Unsupported(f"UBJSON marker {marker!r}")
+
+    m = buf[0:1]
+    pos = 1
+    return value(m)
 
 
 DEFAULT_MODEL = Path(__file__).resolve().parent / "default_model.zip"

@@ -156,3 +156,41 @@ def test_eval_pipeline_writes_the_report(table, tmp_path):
     again = evaluate.write_markdown(result, table, {}, out)
     assert again.count("## RL tasks") == 1 and "second" in again and "first" not in again
     assert again.startswith(text)
+
+
+def _xgb_raw(m, X):
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    return m._point.inplace_predict(X32), m._quant.inplace_predict(X32)
+
+
+@pytest.mark.parametrize("which", ["default", "fitted", "boosted"])
+def test_few_row_forest_is_xgboost_bit_for_bit(which, fitted, table):
+    """Single-row predictions walk the trees in numpy (surrogate._Forest): the same float32 values
+    as XGBoost's inplace_predict, on every training row, their ptxas-masked copies and rows with
+    features knocked out (missing values take each split's default side)."""
+    from rewardmodel.surrogate import _Forest, load_default
+
+    if which == "default":
+        m = load_default()
+    elif which == "fitted":
+        m = fitted
+    else:
+        m = Surrogate(SMALL).fit(table.X[:200], table.time_ms[:200])
+        m.update(table.X[200:260], table.time_ms[200:260], mode="boost")
+    X = np.vstack([m.X_, F.mask_ptxas(m.X_)])
+    holes = X.copy()
+    holes[np.random.default_rng(0).random(X.shape) < 0.2] = np.nan
+    X = np.vstack([X, holes])[::3]
+    forest = _Forest.of(m._point, m._quant)
+    assert forest is not None
+    p_ref, q_ref = _xgb_raw(m, X)
+    X32 = X.astype(np.float32)
+    for i in range(len(X)):
+        p, q = forest.predict(X32[i:i + 1])
+        assert p.astype(np.float32).tobytes() == np.float32(p_ref[i]).tobytes()
+        assert q.astype(np.float32).tobytes() == np.asarray(q_ref[i], dtype=np.float32).tobytes()
+    # and through the public API, one row at a time against one batch
+    batch = m.predict_with_uncertainty(X[:50])
+    for i in range(50):
+        one = m.predict_with_uncertainty(X[i:i + 1])
+        assert (one.time_ms[0], one.lo_ms[0], one.hi_ms[0]) == (batch.time_ms[i], batch.lo_ms[i], batch.hi_ms[i])

@@ -287,3 +287,21 @@ def test_is_unknown_memo_answers_for_equal_but_distinct_expressions():
     assert S.is_unknown(a) and S.is_unknown(b)
     assert not S.is_unknown(("b", "*", ("f", "min", (("s", "n"), ("c", 4))), ("s", "threadIdx.x")))
     assert S.is_unknown(("u", "-", ("ld", "x", ("s", "i"))))
+
+
+def test_reward_gate_literals_cover_their_patterns():
+    """hacking_gates runs _TIMERS / _LIBRARIES only on text holding one of their literal words:
+    every string either pattern matches holds one."""
+    from rewardmodel import reward as R
+
+    timers = ["clock", "clock64", "__globaltimer", "globaltimer", "cudaEventRecord", "cudaStreamCreate",
+              "cudaDeviceSynchronize", "cudaGraphLaunch", "cuEventRecord", "cuStreamSynchronize", "cudaLaunchKernel",
+              "cudaMemcpyAsync", "nanosleep", "__nanosleep", "%globaltimer", "%clock"]
+    libs = ["cublasSgemm", "cudnnConv", "cutlass::gemm", "thrust::sort", "cub::DeviceReduce", "torch::empty", "at::zeros"]
+    for word, pattern, literals in [(w, R._TIMERS, R._TIMER_WORDS) for w in timers] + \
+                                   [(w, R._LIBRARIES, R._LIBRARY_WORDS) for w in libs]:
+        text = f"x = {word}(1);"
+        assert pattern.search(text), word
+        assert any(lit in text for lit in literals), word
+    # every alternative of the patterns is in the lists above
+    assert len(R._TIMERS.pattern.split("|")) == 16 and len(R._LIBRARIES.pattern.split("|")) == 7

@@ -69,9 +69,17 @@ def roofline_ms(X: np.ndarray) -> np.ndarray:
 def widen_factor(X: np.ndarray) -> np.ndarray:
     """Heuristic widening of the interval for rows the analyzer could not fully resolve."""
     X = np.asarray(X)
-    col = lambda n: np.nan_to_num(X[:, F.FEATURE_NAMES.index(n)], nan=0.0)  # noqa: E731
-    return (1.0 + col("unknown_share") + 1.0 * (1.0 - col("bytes_known"))
-            + 0.25 * np.minimum(col("assumed_params"), 4.0))
+    cols = X[:, _WIDEN_COLS]
+    if cols.dtype == np.float64 and not np.isinf(cols).any():
+        cols[np.isnan(cols)] = 0.0    # np.nan_to_num's answer where nothing is infinite (~4x cheaper)
+    else:
+        cols = np.nan_to_num(cols, nan=0.0)
+    unknown_share, bytes_known, assumed = cols[:, 0], cols[:, 1], cols[:, 2]
+    return (1.0 + unknown_share + 1.0 * (1.0 - bytes_known)
+            + 0.25 * np.minimum(assumed, 4.0))
+
+
+_WIDEN_COLS = [F.FEATURE_NAMES.index(n) for n in ("unknown_share", "bytes_known", "assumed_params")]
 
 
 class Surrogate:
@@ -218,7 +226,10 @@ class Surrogate:
         X = self._check(X)
         p, lo, hi = _predict_raw(self._point, self._quant, X)
         half = np.maximum((hi - lo) / 2.0, 1e-3) * self.scale_ * widen_factor(X)
-        return Interval(self._from_target(X, p), self._from_target(X, p - half), self._from_target(X, p + half))
+        if self.config.target != "log_ratio":
+            return Interval(self._from_target(X, p), self._from_target(X, p - half), self._from_target(X, p + half))
+        lr = np.log10(roofline_ms(X))   # _from_target's, computed once for the three
+        return Interval(10.0 ** (p + lr), 10.0 ** ((p - half) + lr), 10.0 ** ((p + half) + lr))
 
     # ---------------------------------------------------------------- persistence
     def save(self, path: str | Path) -> None:

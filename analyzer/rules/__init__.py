@@ -90,9 +90,22 @@ class KernelContext:
                                     defaults=self.param_defaults, cache=self.points, needed=self.symbols,
                                     owns=self.access_symbols)
 
+    @cached_property
+    def _divergent_memo(self) -> dict:
+        return {}
+
     def divergent(self, branch) -> bool | None:
-        return models.is_divergent(branch.cond, branch.loops, branch.guards, self.launch, max_iters=self.options.max_iters,
-                                   cache=self.points, needed=self.symbols, defaults=self.param_defaults)
+        """models.is_divergent for a branch of this kernel; once per branch (DV401 and the reward
+        model's features both ask), by identity: the answer depends only on the branch and on what
+        the context holds, which does not change."""
+        memo = self._divergent_memo
+        hit = memo.get(id(branch))
+        if hit is not None and hit[0] is branch:
+            return hit[1]
+        v = models.is_divergent(branch.cond, branch.loops, branch.guards, self.launch, max_iters=self.options.max_iters,
+                                cache=self.points, needed=self.symbols, defaults=self.param_defaults)
+        memo[id(branch)] = (branch, v)
+        return v
 
     def estimate_of(self, access: Access) -> models.Estimate | None:
         return self.estimates[self.accesses.accesses.index(access)]

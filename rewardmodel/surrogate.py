@@ -344,7 +344,7 @@ class _Forest:
             forest = cls([_booster_trees(point), _booster_trees(quant)])
         except (_Unsupported, KeyError, ValueError, IndexError, TypeError):
             forest = None
-        if len(cls._cache) > 8:
+        if len(cls._cache) >= 4:   # the latest models (an RL run updates them): older ones are let go
             cls._cache.clear()
         cls._cache[key] = (point, quant, rounds, forest)
         return forest

@@ -130,7 +130,7 @@ def cmd_evaluate(ns) -> int:
     if ns.task.startswith("torch/") and not _raw_kernel_for_port(ns.task, ns.candidate):
         from .tasks.torch_eval import cmd_evaluate_torch
 
-        return cmd_evaluate_torch(ns.task, ns.candidate, ns.format)
+        return cmd_evaluate_torch(ns.task, ns.candidate, ns.format, oracle=ns.oracle)
 
     try:
         task = get(ns.task)
@@ -149,7 +149,7 @@ def cmd_evaluate(ns) -> int:
         from .tasks.c_wrapper import cmd_evaluate_wrapper, is_wrapper
 
         if is_wrapper(task, text):      # kernels plus a host function with the C reference's signature
-            return cmd_evaluate_wrapper(task, ns.candidate, ns.format)
+            return cmd_evaluate_wrapper(task, ns.candidate, ns.format, ns.oracle)
     if "```" not in text:       # a plain .cu file is its own code block
         text = f"```cuda\n{text}\n```"
     from .scheduler import Scheduler, SchedulerConfig
@@ -257,7 +257,8 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("task")
     e.add_argument("candidate")
     e.add_argument("--oracle", choices=["auto", "replay", "gpu", "none"], default="auto",
-                   help="auto: the local GPU when there is one, else replay of the measured corpus")
+                   help="auto: the local GPU when there is one, else replay of the measured corpus "
+                        "(kernels, and host wrappers / load_inline modules measured before)")
     e.add_argument("--format", choices=["text", "json"], default="text")
     return p
 

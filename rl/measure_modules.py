@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus import collect, store
+from rl.tasks.module_replay import INLINE as INLINE_STYLE, WRAPPER, module_sample_id
 
 ROOT = Path(__file__).resolve().parent
 WRAPPERS = ROOT / "suites" / "c" / "wrappers"
@@ -46,7 +47,7 @@ class Job:
 
     @property
     def sample_id(self) -> str:
-        return hashlib.sha256(f"{self.style}|{self.task_id}|{self.text}".encode()).hexdigest()[:16]
+        return module_sample_id(self.style, self.task_id, self.text)
 
 
 def inline_task(path: Path) -> str | None:
@@ -63,11 +64,11 @@ def jobs(sizes: list[str]) -> list[Job]:
     tasks = all_tasks(["c", "torch"])
     out = []
     for p in sorted(WRAPPERS.glob("*/*.cu")):
-        out += [Job("host_wrapper", f"c/{p.parent.name}/{s}", p) for s in sizes if f"c/{p.parent.name}/{s}" in tasks]
+        out += [Job(WRAPPER, f"c/{p.parent.name}/{s}", p) for s in sizes if f"c/{p.parent.name}/{s}" in tasks]
     for p in sorted(INLINE.glob("*.py")):
         name = inline_task(p)
         if name:
-            out += [Job("load_inline", f"{name}/{s}", p) for s in sizes if f"{name}/{s}" in tasks]
+            out += [Job(INLINE_STYLE, f"{name}/{s}", p) for s in sizes if f"{name}/{s}" in tasks]
     return out
 
 
@@ -85,7 +86,7 @@ def row_of(job: Job, ev: dict, wall_s: float, prov: dict, run_id: str) -> dict[s
 
     task = get(job.task_id)
     status, message = _status(ev)
-    if job.style == "host_wrapper":
+    if job.style == WRAPPER:
         launches = [{k: r.get(k) for k in ("kernel", "grid", "block", "smem", "predicted_ms")} for r in ev["launches"]]
         time_ms = ev.get("measured_ms")
         extra = {"baseline_ms": ev.get("baseline_ms"), "c_reference_ms": ev.get("c_reference_ms")}
@@ -116,7 +117,8 @@ def evaluate(job: Job, timeout: float) -> tuple[dict | None, float, str]:
     """(the evaluation's JSON or None, wall seconds, error line) from a process of its own."""
     t0 = time.monotonic()
     try:
-        proc = subprocess.run([sys.executable, "-m", "rl", "evaluate", job.task_id, str(job.path), "--format", "json"],
+        proc = subprocess.run([sys.executable, "-m", "rl", "evaluate", job.task_id, str(job.path), "--format", "json",
+                               "--oracle", "gpu"],       # a measurement, never a replay of a stored run
                               capture_output=True, text=True, timeout=timeout, cwd=str(ROOT.parent))
     except subprocess.TimeoutExpired:
         return None, time.monotonic() - t0, f"timed out after {timeout:.0f} s"

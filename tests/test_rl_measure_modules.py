@@ -32,9 +32,10 @@ def test_jobs_cover_wrappers_and_inline_modules_at_the_sizes_asked():
 
 
 def _cpu_json(task: str, path: Path) -> dict:
-    out = subprocess.run([sys.executable, "-m", "rl", "evaluate", task, str(path), "--format", "json"],
-                         capture_output=True, text=True, cwd=str(ROOT), timeout=300)
-    return json.loads(out.stdout)
+    """The evaluation measure_modules reads, made as it makes it (on this CPU: static, never replayed)."""
+    ev, _, err = mm.evaluate(mm.Job("x", task, path), timeout=300)
+    assert ev is not None, err
+    return ev
 
 
 def test_rows_from_a_wrapper_and_an_inline_evaluation():

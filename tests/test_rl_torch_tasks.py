@@ -387,18 +387,18 @@ def test_constructor_that_fails_still_gets_findings(tmp_path, monkeypatch):
 
 
 def test_cmd_evaluate_torch(capsys):
-    rc = cmd_evaluate_torch("torch/relu/small", str(CANDIDATES / "relu_inline.py"), "json", device="cpu",
+    rc = cmd_evaluate_torch("torch/relu/small", str(CANDIDATES / "relu_inline.py"), "json", oracle="none",
                             model=None)
     d = json.loads(capsys.readouterr().out)
     assert rc == 0 and d["failed_gate"] is None and d["kernels"][0]["grid"] == [4096, 1, 1]
-    rc = cmd_evaluate_torch("torch/relu/small", str(CANDIDATES / "relu_calls_torch.py"), "text", device="cpu",
+    rc = cmd_evaluate_torch("torch/relu/small", str(CANDIDATES / "relu_calls_torch.py"), "text", oracle="none",
                             model=None)
     out = capsys.readouterr().out
     assert rc == 1 and "gate launches_own_kernel" in out and "FAIL" in out and out.strip().endswith(
         "(gate launches_own_kernel failed)")
-    assert cmd_evaluate_torch("torch/relu/tiny", "x.py", device="cpu", model=None) == 2
+    assert cmd_evaluate_torch("torch/relu/tiny", "x.py", oracle="none", model=None) == 2
     assert "sizes: torch/relu/large" in capsys.readouterr().err
-    assert cmd_evaluate_torch("torch/relu/small", "missing.py", device="cpu", model=None) == 2
+    assert cmd_evaluate_torch("torch/relu/small", "missing.py", oracle="none", model=None) == 2
 
 
 # ------------------------------------------------------------------ the dynamic half, on the CPU

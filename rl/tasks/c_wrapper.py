@@ -310,9 +310,26 @@ def _stored_baseline_ms(task: Any) -> float | None:
     return a.time_ms if a.ok else None
 
 
+def _replayed(ev: WrapperEvaluation, stored) -> None:
+    """The stored GPU run of this exact wrapper: its failed gate, or its time (rl.tasks.module_replay)."""
+    ev.device = f"cpu, {stored.where}"
+    failed = stored.failed_gate
+    if failed and failed not in ("builds", "correct"):
+        if ev.gates.get(failed, Gate(None)).passed is not False:
+            ev.gates[failed] = Gate(False, stored.message or stored.status)
+        return
+    ev.gates["builds"] = Gate(failed != "builds", stored.message if failed == "builds" else "built on the GPU")
+    ev.gates["correct"] = Gate(failed is None, stored.message if failed else "3 seeds on the GPU")
+    ev.measured_ms = stored.time_ms
+    ev.c_reference_ms = stored.params.get("c_reference_ms") if ev.measured_ms is not None else None
+
+
 def evaluate_wrapper(task: Any, path: str | Path, device: str = "cuda", *, model: Any = None, seeds=(0, 1, 2),
-                     warmup: int = 3, reps: int = 20, config: RewardConfig | None = None) -> WrapperEvaluation:
-    """Gates, launches, prediction; on a GPU also build, correctness and time (module docstring)."""
+                     warmup: int = 3, reps: int = 20, config: RewardConfig | None = None,
+                     replay: bool = False) -> WrapperEvaluation:
+    """Gates, launches, prediction; on a GPU also build, correctness and time (module docstring).
+    replay: where nothing runs, answer build, correctness and time from this exact wrapper's stored
+    GPU run when there is one (rl.tasks.module_replay)."""
     from analyzer.profile import toolkit
 
     config = config or RewardConfig()
@@ -323,8 +340,14 @@ def evaluate_wrapper(task: Any, path: str | Path, device: str = "cuda", *, model
     _static(ev, task, source, str(path), model, config)
     ev.baseline_ms = _stored_baseline_ms(task)
     if not run:
-        ev.gates["builds"] = Gate(None, "not checked: no GPU")
-        ev.gates["correct"] = Gate(None, "not checked: no GPU")
+        from .module_replay import WRAPPER, stored_run
+
+        stored = stored_run(WRAPPER, task.id, source) if replay else None
+        if stored is None:
+            ev.gates["builds"] = Gate(None, "not checked: no GPU")
+            ev.gates["correct"] = Gate(None, "not checked: no GPU")
+        else:
+            _replayed(ev, stored)
         return ev
     if ev.failed_gate:
         ev.gates["correct"] = Gate(None, f"not run: gate {ev.failed_gate} failed")
@@ -380,12 +403,14 @@ def render_text(ev: WrapperEvaluation) -> str:
     return "\n".join(lines)
 
 
-def cmd_evaluate_wrapper(task: Any, path: str, fmt: str = "text") -> int:
-    """`python -m rl evaluate c/TASK wrapper.cu`: exit 0 no gate failed, 1 a gate failed."""
+def cmd_evaluate_wrapper(task: Any, path: str, fmt: str = "text", oracle: str = "auto") -> int:
+    """`python -m rl evaluate c/TASK wrapper.cu`: exit 0 no gate failed, 1 a gate failed.
+    oracle: auto (the GPU, else the stored run), gpu, replay (the stored run only), none (static)."""
     import json
 
     from rewardmodel.surrogate import load_default
 
-    ev = evaluate_wrapper(task, path, model=load_default())
+    ev = evaluate_wrapper(task, path, "cpu" if oracle in ("replay", "none") else "cuda", model=load_default(),
+                          replay=oracle in ("auto", "replay"))
     print(json.dumps(ev.to_dict(), indent=1, default=str) if fmt == "json" else render_text(ev))
     return 1 if ev.failed_gate else 0

@@ -495,13 +495,15 @@ def _time_all(task, ref, new, cand: Candidate, device: str, ev: TorchEvaluation,
 
 def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2), device: str = "cuda", *,
                    model: Any = None, compile_baseline: bool = True, arch: str = "sm_90", warmup: int = 5,
-                   reps: int = 30, config: RewardConfig | None = None, build: bool | None = None) -> TorchEvaluation:
+                   reps: int = 30, config: RewardConfig | None = None, build: bool | None = None,
+                   replay: bool = False) -> TorchEvaluation:
     """Everything about one candidate for one torch task.
 
     build: compile the candidate and run it on `device` (the default where `device` is CUDA and
     torch sees a GPU). Without, the static half only: gates from a shape-only trace on the meta
     device, findings, kernels. model: a surrogate for predicted kernel times, "default" for the
-    shipped one, None for none.
+    shipped one, None for none. replay: where nothing is built, answer the build, correctness and
+    times from this exact module's stored GPU run when there is one (rl.tasks.module_replay).
 
     Whatever the candidate patches (torch, time, the reference's Model, this module) is put back
     afterwards, and fails the no_patching gate even when done after the checks ran."""
@@ -512,7 +514,7 @@ def evaluate_torch(task: TorchTask, candidate_path: str | Path, seeds=(0, 1, 2),
     guard = GlobalsGuard({"problem": problem, "Model": problem.Model})
     try:
         ev = _evaluate(task, Path(candidate_path), seeds, device, guard, model=model, compile_baseline=compile_baseline,
-                       arch=arch, warmup=warmup, reps=reps, config=config, build=build)
+                       arch=arch, warmup=warmup, reps=reps, config=config, build=build, replay=replay)
     finally:
         patched = guard.restore()
     if patched and ev.gates.get("no_patching", Gate(True)).passed is not False:
@@ -601,7 +603,7 @@ def _repeat_gate(first: Trace, second: Trace) -> Gate:
 
 def _evaluate(task: TorchTask, path: Path, seeds, device: str, guard: GlobalsGuard, *, model: Any,
               compile_baseline: bool, arch: str, warmup: int, reps: int, config: RewardConfig,
-              build: bool | None) -> TorchEvaluation:
+              build: bool | None, replay: bool = False) -> TorchEvaluation:
     import torch
 
     try:
@@ -705,9 +707,48 @@ def _evaluate(task: TorchTask, path: Path, seeds, device: str, guard: GlobalsGua
         ev.correctness = Correctness(False if trace.error else None, tuple(seeds), None, why)
         ev.gates["correct"] = Gate(ev.correctness.passed, why if trace.error else f"not checked: {why}")
     else:
-        ev.gates["correct"] = Gate(None, "not checked: not built or run")
+        stored = _stored(task, path) if replay and not ev.failed_gate else None
+        if stored is None:
+            ev.gates["correct"] = Gate(None, "not checked: not built or run")
+        else:
+            _replayed(ev, stored)
     _score(ev, config)
     return ev
+
+
+def _stored(task: TorchTask, path: Path):
+    from .module_replay import INLINE, stored_run
+
+    try:
+        return stored_run(INLINE, task.id, path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _replayed(ev: TorchEvaluation, stored) -> None:
+    """The stored GPU run of this exact module (rl.tasks.module_replay): the gate it failed there,
+    or its correctness and the times of that one process (candidate, eager, torch.compile)."""
+    ev.device = f"meta, {stored.where}"
+    ev.notes = [n for n in ev.notes if not n.startswith("not built or run")]
+    failed = stored.failed_gate
+    if failed and failed not in ("builds", "correct"):
+        if ev.gates.get(failed, Gate(None)).passed is not False:
+            ev.gates[failed] = Gate(False, stored.message or stored.status)
+        return
+    ev.gates["builds"] = Gate(failed != "builds", stored.message if failed == "builds" else "built on the GPU")
+    ev.correctness = Correctness(failed is None, (0, 1, 2), None, stored.message if failed else "3 seeds on the GPU")
+    ev.gates["correct"] = Gate(ev.correctness.passed, ev.correctness.detail)
+    t = ev.timing
+    t.candidate_ms = stored.time_ms
+    if t.candidate_ms is None:
+        return
+    t.eager_ms, t.compile_ms = stored.params.get("eager_ms"), stored.params.get("compile_ms")
+    t.reps = 30                     # measure_modules runs `rl evaluate`, whose default this is
+    ev.speedup_eager = t.eager_ms / t.candidate_ms if t.eager_ms else None
+    ev.speedup_compile = t.compile_ms / t.candidate_ms if t.compile_ms else None
+    for row, launch in zip(ev.kernels, stored.params.get("launches", [])):
+        if row.kernel == launch.get("kernel"):
+            row.measured_ms = launch.get("measured_ms")
 
 
 def _static_only(ev: TorchEvaluation, path: Path, cand: Candidate, config: RewardConfig, py_timing: list[str],
@@ -792,9 +833,10 @@ def render_text(ev: TorchEvaluation, task: TorchTask | None = None) -> str:
     return "\n".join(lines)
 
 
-def cmd_evaluate_torch(task_id: str, candidate_path: str, fmt: str = "text", *, device: str = "cuda",
+def cmd_evaluate_torch(task_id: str, candidate_path: str, fmt: str = "text", *, oracle: str = "auto",
                        model: Any = "default", compile_baseline: bool = True) -> int:
-    """`python -m rl evaluate torch/... CANDIDATE.py`: 0 no gate failed, 1 a gate failed, 2 bad input."""
+    """`python -m rl evaluate torch/... CANDIDATE.py`: 0 no gate failed, 1 a gate failed, 2 bad input.
+    oracle: auto (the GPU, else the stored run), gpu, replay (the stored run only), none (static)."""
     from . import UnknownTask
     from .torch_kind import loader
 
@@ -820,7 +862,8 @@ def cmd_evaluate_torch(task_id: str, candidate_path: str, fmt: str = "text", *, 
             except (FileNotFoundError, ImportError) as exc:
                 print(f"note: no surrogate ({exc}); kernel times not predicted", file=sys.stderr)
                 m = None
-        ev = evaluate_torch(task, p, device=device, model=m, compile_baseline=compile_baseline)
+        ev = evaluate_torch(task, p, device="cpu" if oracle in ("replay", "none") else "cuda", model=m,
+                            compile_baseline=compile_baseline, replay=oracle in ("auto", "replay"))
     except KeyboardInterrupt:
         raise
     if fmt == "json":

@@ -313,13 +313,8 @@ def _stored_baseline_ms(task: Any) -> float | None:
 def _replayed(ev: WrapperEvaluation, stored) -> None:
     """The stored GPU run of this exact wrapper: its failed gate, or its time (rl.tasks.module_replay)."""
     ev.device = f"cpu, {stored.where}"
-    failed = stored.failed_gate
-    if failed and failed not in ("builds", "correct"):
-        if ev.gates.get(failed, Gate(None)).passed is not False:
-            ev.gates[failed] = Gate(False, stored.message or stored.status)
+    if not stored.apply_gates(ev.gates):
         return
-    ev.gates["builds"] = Gate(failed != "builds", stored.message if failed == "builds" else "built on the GPU")
-    ev.gates["correct"] = Gate(failed is None, stored.message if failed else "3 seeds on the GPU")
     ev.measured_ms = stored.time_ms
     ev.c_reference_ms = stored.params.get("c_reference_ms") if ev.measured_ms is not None else None
 

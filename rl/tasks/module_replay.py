@@ -41,6 +41,20 @@ class StoredRun:
             return self.status[len("gate_"):]
         return None if self.status in ("ok", "not_timed") else "correct"
 
+    def apply_gates(self, gates: dict) -> bool:
+        """Write the run's verdicts into an evaluation's `gates` (name -> Gate): the gate it failed,
+        or `builds` and `correct`. True when the run got as far as the correctness check."""
+        from rewardmodel.reward import Gate
+
+        failed = self.failed_gate
+        if failed and failed not in ("builds", "correct"):
+            if gates.get(failed, Gate(None)).passed is not False:
+                gates[failed] = Gate(False, self.message or self.status)
+            return False
+        gates["builds"] = Gate(failed != "builds", self.message if failed == "builds" else "built on the GPU")
+        gates["correct"] = Gate(failed is None, self.message if failed else "3 seeds on the GPU")
+        return True
+
     @property
     def where(self) -> str:
         return f"replayed from the {self.gpu} run {self.run_id} (corpus/data)"

@@ -730,14 +730,9 @@ def _replayed(ev: TorchEvaluation, stored) -> None:
     or its correctness and the times of that one process (candidate, eager, torch.compile)."""
     ev.device = f"meta, {stored.where}"
     ev.notes = [n for n in ev.notes if not n.startswith("not built or run")]
-    failed = stored.failed_gate
-    if failed and failed not in ("builds", "correct"):
-        if ev.gates.get(failed, Gate(None)).passed is not False:
-            ev.gates[failed] = Gate(False, stored.message or stored.status)
+    if not stored.apply_gates(ev.gates):
         return
-    ev.gates["builds"] = Gate(failed != "builds", stored.message if failed == "builds" else "built on the GPU")
-    ev.correctness = Correctness(failed is None, (0, 1, 2), None, stored.message if failed else "3 seeds on the GPU")
-    ev.gates["correct"] = Gate(ev.correctness.passed, ev.correctness.detail)
+    ev.correctness = Correctness(ev.gates["correct"].passed, (0, 1, 2), None, ev.gates["correct"].detail)
     t = ev.timing
     t.candidate_ms = stored.time_ms
     if t.candidate_ms is None:

@@ -295,7 +295,7 @@ def _predict_point(point, X):
 
 def _predict_raw(point, quant, X):
     X32 = np.ascontiguousarray(X, dtype=np.float32)
-    if len(X32) <= _FEW_ROWS:
+    if 0 < len(X32) <= _FEW_ROWS:
         trees = _Forest.of(point, quant)
         if trees is not None and np.isfinite(X32[~np.isnan(X32)]).all():
             p, q = trees.predict(X32)
@@ -350,6 +350,8 @@ class _Forest:
         return forest
 
     def __init__(self, models: list[tuple[list, np.ndarray, np.ndarray, int]]) -> None:
+        if len(models[0][2]) != 1:
+            raise _Unsupported("a point model with several outputs")
         trees = [t for m in models for t in m[0]]
         depth = max((_depth(t[0], t[1]) for t in trees), default=0)
         self.depth = depth

@@ -51,9 +51,17 @@ class RewardConfig:
     w_occupancy: float = 0.1
     w_spills: float = 0.1
     occupancy_enough: float = 0.5          # occupancy past this earns the full term
-    fail_reward: float = -1.0
+    # Below every passing reward (the lowest is -w_speed * speed_clip, structural terms being >= 0):
+    # were a wrong kernel to score above a correct slow one, a policy would learn to fail on purpose.
+    fail_reward: float = -3.0
     compile: bool = False                  # run NVRTC as a gate (and take registers from ptxas)
     reference_names: tuple[str, ...] = ()  # the reference's kernels/functions the candidate must not call
+
+    def __post_init__(self) -> None:
+        floor = -abs(self.w_speed) * self.speed_clip
+        if self.fail_reward >= floor:
+            raise ValueError(f"fail_reward {self.fail_reward} must be below the lowest passing reward {floor:.3f} "
+                             "(-w_speed * speed_clip): a failed candidate would outscore a correct slow one")
 
 
 @dataclass

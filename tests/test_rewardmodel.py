@@ -165,7 +165,7 @@ def test_timers_fail_but_comments_do_not():
 def test_wrong_result_measurement_fails_the_correct_gate():
     br, _, _ = reward(HONEST, "k", grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536},
                       measurement=Measurement("wrong_result", None, "3% of y wrong"), baseline_ms=0.01)
-    assert br.failed_gate == "correct" and br.reward == -1.0
+    assert br.failed_gate == "correct" and br.reward == RewardConfig().fail_reward
 
 
 def test_measured_speed_term_is_clipped_log_speedup():
@@ -184,3 +184,10 @@ def test_uncoalesced_kernel_gets_a_lower_coalescing_term():
     good = _gates(HONEST).terms["coalescing"].value
     bad = _gates(strided).terms["coalescing"].value
     assert bad < good - 0.3
+
+
+def test_fail_reward_is_below_every_passing_reward():
+    cfg = RewardConfig()
+    assert cfg.fail_reward < -cfg.w_speed * cfg.speed_clip      # the slowest correct kernel, no structural credit
+    with pytest.raises(ValueError, match="below the lowest passing reward"):
+        RewardConfig(fail_reward=-1.0)

@@ -13,6 +13,9 @@ from rl.config import ConfigError, TrainConfig, load_config
 from rl.core import RewardCore
 from rl.env import EnvConfig, KernelEnv, discounted_returns, step_many
 from rl.scheduler import Scheduler, SchedulerConfig, spearman
+from rewardmodel.reward import RewardConfig  # noqa: E402
+
+FAIL = RewardConfig().fail_reward
 
 TASK = "transpose/r4K_c4K"
 
@@ -126,7 +129,7 @@ def test_core_bad_candidate_is_a_failed_score_not_an_exception(model):
     t = T.get(TASK)
     broken = dataclasses.replace(t.baseline, source="this is not CUDA {{{", variant="broken")
     sc = RewardCore(model=model).score(t, [broken])[0]
-    assert sc.reward == -1.0 and sc.error
+    assert sc.reward == FAIL and sc.error
 
 
 def test_env_turns_and_step_many(replay, model):
@@ -148,7 +151,7 @@ def test_env_turns_and_step_many(replay, model):
         e.reset()
     res = step_many(envs, [t.candidates[0], t.candidates[1], "no code here"])
     assert [o["turn"] for o, _, _ in res] == [1, 1, 1]
-    assert res[2][1] == -1.0 and "no CUDA code" in res[2][0]["error"]
+    assert res[2][1] == FAIL and "no CUDA code" in res[2][0]["error"]
 
 
 def test_config_errors(tmp_path):

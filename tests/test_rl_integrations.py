@@ -25,6 +25,9 @@ from rl.integrations import openrlhf as orl  # noqa: E402
 from rl.integrations import trl as rtrl  # noqa: E402
 from rl.integrations import verl as rverl  # noqa: E402
 from rl_replies import TASKS, fresh_core, reply  # noqa: E402
+from rewardmodel.reward import RewardConfig  # noqa: E402
+
+FAIL = RewardConfig().fail_reward
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -123,11 +126,11 @@ def test_trl_reward_bad_rows_and_foreign_rows():
     rewards, extra, _ = _trl_call(rtrl.make_trl_reward(core=fresh_core()), [[]] * 4, completions,
                                   {"task_id": ids}, 4)
     assert rewards[1] is None                                  # not our row: TRL skips it
-    assert rewards[2] == rewards[3] == -1.0                    # the fail reward, with an error
+    assert rewards[2] == rewards[3] == FAIL                    # the fail reward, with an error
     assert extra["cudaperf_error"][1] is None
     assert "nosuch/task" in extra["cudaperf_error"][2]
     assert extra["cudaperf_error"][3]
-    assert rewards[0] > -1.0
+    assert rewards[0] > FAIL
 
 
 def test_trl_reward_needs_the_task_id_column():
@@ -218,7 +221,7 @@ def test_verl_bad_replies_score_the_fail_reward():
     bad = rverl.compute_score("cudaperf", "no code", TASKS[0], {}, core=core)
     unknown = rverl.compute_score("cudaperf", reply(TASKS[0], 0), "nosuch/task", None, core=core)
     via_extra = rverl.compute_score("cudaperf", reply(TASKS[0], 0), "", {"task_id": TASKS[0]}, core=core)
-    assert bad["score"] == unknown["score"] == -1.0
+    assert bad["score"] == unknown["score"] == FAIL
     assert bad["valid"] == 0.0 and bad["error"]
     assert "nosuch/task" in unknown["error"]
     assert via_extra["valid"] == 1.0

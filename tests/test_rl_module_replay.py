@@ -104,3 +104,14 @@ def test_cli_replays_a_wrapper():
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["measured_ms"] > 0 and out["failed_gate"] is None and "replayed" in out["device"]
+
+
+def test_correct_but_slow_module_still_beats_a_failed_one():
+    """linear_bias_relu_two_kernels ran 0.16x eager on the H200: a low reward, but above the fail reward."""
+    from rewardmodel.reward import RewardConfig
+    from rl.tasks.torch_eval import evaluate_torch
+
+    ev = evaluate_torch(get("torch/linear_bias_relu/medium"), INLINE_DIR / "linear_bias_relu_two_kernels.py",
+                        device="cpu", build=False, replay=True)
+    assert ev.failed_gate is None and ev.speedup_eager < 0.5
+    assert RewardConfig().fail_reward < ev.reward < 0

@@ -24,6 +24,9 @@ import rl.integrations as integ  # noqa: E402
 from rl.server import ServerConfig, main as server_main, make_app  # noqa: E402
 from rl.tasks import get as get_task  # noqa: E402
 from rl_replies import TASKS, fresh_core, reply  # noqa: E402
+from rewardmodel.reward import RewardConfig  # noqa: E402
+
+FAIL = RewardConfig().fail_reward
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,14 +98,14 @@ def test_batch_matches_the_core_and_keeps_order():
     assert [g["sample_id"] for g in got] == [w["sample_id"] for w in want]
     assert [g["task_id"] for g in got] == ids
     assert [bool(g["error"]) for g in got] == [False, False, False, True, True, False]
-    assert "nosuch/task" in got[3]["error"] and got[3]["reward"] == -1.0
+    assert "nosuch/task" in got[3]["error"] and got[3]["reward"] == FAIL
 
 
 def test_unknown_task_is_a_per_item_error(server):
     r = httpx.post(server + "/score", json={"items": [{"task_id": "nosuch/task", "text": reply(TASKS[0], 0)}]})
     assert r.status_code == 200
     (res,) = r.json()["results"]
-    assert res["reward"] == -1.0 and "nosuch/task" in res["error"]
+    assert res["reward"] == FAIL and "nosuch/task" in res["error"]
 
 
 def test_empty_batch(server):
@@ -253,7 +256,7 @@ def test_slow_request_answers_504_and_the_server_goes_on():
         assert r.status_code == 504 and "no answer" in r.json()["error"]
         gated.gate.set()
         r = httpx.post(url + "/score", json=body, timeout=30)
-        assert r.status_code == 200 and r.json()["results"][0]["reward"] > -1.0
+        assert r.status_code == 200 and r.json()["results"][0]["reward"] > FAIL
 
 
 def test_a_failing_core_is_a_json_500():
@@ -289,7 +292,7 @@ def test_adapters_use_the_server_when_told(server, monkeypatch):
     integ.set_default_core(None)
     text = reply(TASKS[0], 1)
     remote = integ.score_replies([TASKS[0], "nosuch/task"], [text, text])
-    assert remote[0]["reward"] > -1.0 and "nosuch/task" in remote[1]["error"]
+    assert remote[0]["reward"] > FAIL and "nosuch/task" in remote[1]["error"]
     assert compute_score("cudaperf", text, TASKS[0], {})["score"] == remote[0]["reward"]
     assert integ._default is None                   # no local core was built
     monkeypatch.setenv(integ.ENV_URL, f"http://127.0.0.1:{free_port()}")

@@ -17,6 +17,9 @@ torch = pytest.importorskip("torch")
 from rl.tasks import torch_kind as tk  # noqa: E402
 from rl.tasks.torch_eval import cmd_evaluate_torch, evaluate_torch, library_calls, timer_calls  # noqa: E402
 from rl.tasks.torch_static import CudaUnit, TensorInfo, bind_call  # noqa: E402
+from rewardmodel.reward import RewardConfig  # noqa: E402
+
+FAIL = RewardConfig().fail_reward
 
 CANDIDATES = tk.SUITE_DIR / "candidates"
 
@@ -283,7 +286,7 @@ def test_candidate_calling_torch_fails_the_anti_hacking_gates():
     assert ev.gates["launches_own_kernel"].passed is False
     assert "never calls its extension" in ev.gates["launches_own_kernel"].detail
     assert ev.gates["does_own_work"].passed is False and "aten.relu" in ev.gates["does_own_work"].detail
-    assert ev.failed_gate == "launches_own_kernel" and ev.reward == -1.0
+    assert ev.failed_gate == "launches_own_kernel" and ev.reward == FAIL
     assert ev.kernels == []
 
 
@@ -325,7 +328,7 @@ def test_bad_candidates_fail_one_line(tmp_path, text, gate, expect):
     p.write_text(text)
     ev = evaluate_torch(tk.loader()["torch/relu/small"], p, device="cpu")
     assert ev.gates[gate].passed is False and expect in ev.gates[gate].detail
-    assert "\n" not in ev.gates[gate].detail and ev.reward == -1.0
+    assert "\n" not in ev.gates[gate].detail and ev.reward == FAIL
 
 
 LIB_CANDIDATE = '''
@@ -383,7 +386,7 @@ def test_constructor_that_fails_still_gets_findings(tmp_path, monkeypatch):
     _fake_build(monkeypatch, tmp_path, {"relu_cuda": lambda x: x.clamp(min=0)})
     ev = _run(p)                                                                     # built: a failure
     assert ev.gates["launches_own_kernel"].passed is False and ev.gates["correct"].passed is False
-    assert ev.reward == -1.0
+    assert ev.reward == FAIL
 
 
 def test_cmd_evaluate_torch(capsys):
@@ -461,7 +464,7 @@ def test_built_candidate_that_is_wrong(monkeypatch, tmp_path):
     _fake_build(monkeypatch, tmp_path, {"relu_cuda": lambda x: torch.where(x > 0, x, 0.1 * x)})
     ev = _run(CANDIDATES / "relu_wrong.py")
     assert ev.gates["correct"].passed is False and "seed 0" in ev.gates["correct"].detail
-    assert "elements off" in ev.gates["correct"].detail and ev.timing.candidate_ms is None and ev.reward == -1.0
+    assert "elements off" in ev.gates["correct"].detail and ev.timing.candidate_ms is None and ev.reward == FAIL
 
 
 def test_built_candidate_with_the_wrong_shape(monkeypatch, tmp_path):
@@ -481,7 +484,7 @@ def test_built_candidate_that_reuses_its_result(monkeypatch, tmp_path):
     ev = _run(p)
     assert ev.gates["correct"].passed is True           # every seed is a new tensor: the cache misses
     assert ev.gates["work_every_call"].passed is False  # timing repeats one input: it hits
-    assert "results reused" in ev.gates["work_every_call"].detail and ev.reward == -1.0
+    assert "results reused" in ev.gates["work_every_call"].detail and ev.reward == FAIL
 
 
 def test_extension_that_calls_aten_inside(monkeypatch, tmp_path):
@@ -514,12 +517,12 @@ class TestOnGPU:
     def test_wrong_candidate(self):
         ev = evaluate_torch(tk.loader()["torch/relu/small"], CANDIDATES / "relu_wrong.py", compile_baseline=False)
         assert ev.gates["correct"].passed is False and "elements off" in ev.gates["correct"].detail
-        assert ev.timing.candidate_ms is None and ev.reward == -1.0
+        assert ev.timing.candidate_ms is None and ev.reward == FAIL
 
     def test_gaming_candidate(self):
         ev = evaluate_torch(tk.loader()["torch/relu/small"], CANDIDATES / "relu_calls_torch.py",
                             compile_baseline=False)
-        assert ev.gates["launches_own_kernel"].passed is False and ev.reward == -1.0
+        assert ev.gates["launches_own_kernel"].passed is False and ev.reward == FAIL
 
     def test_two_kernels(self):
         ev = evaluate_torch(tk.loader()["torch/linear_bias_relu/small"],

@@ -10,7 +10,7 @@ arm: the mean true speedup over the baseline of the best kernel the run found pe
 the measured corpus, whichever way the run saw it), real measurements, GPU-seconds, and the
 surrogate's rank correlation with the real answers it was checked against.
 
-    python bench/rl_budget.py [--seeds 3] [--steps 40] [--quick]
+    python bench/rl_budget.py [--seeds 3] [--seed-offset 0] [--steps 40] [--quick]
 Writes bench/results/rl_budget.json and prints a table.
 """
 from __future__ import annotations
@@ -37,8 +37,9 @@ from rl.scheduler import SchedulerConfig  # noqa: E402
 FAMILIES = ("transpose", "reduction", "softmax", "matmul", "stencil2d", "layernorm", "histogram", "gather")
 
 # reserve: half the budget is kept for the end of the run, to measure the candidates the run scored
-# but never measured whose predicted gain over the task's best measured kernel is largest (rl.train._confirm);
-# with budget 1 every candidate is measured as it comes, so it changes nothing for the all-real arm
+# but never measured whose expected improvement over the task's best measured kernel is largest
+# (rl.train._confirm, confirm_by="value"); with budget 1 every candidate is measured as it comes, so
+# it changes nothing for the all-real arm
 ARMS = {
     "all_real": SchedulerConfig(budget=1.0, recalibrate=False, reserve=0.5),
     "surr10_recal": SchedulerConfig(budget=0.1, recalibrate=True, refit_every=4, update_mode="refit", reserve=0.5),
@@ -68,6 +69,8 @@ def run_arm(name: str, sched: SchedulerConfig, seed: int, base: TrainConfig, ora
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seed-offset", type=int, default=0,
+                    help="first seed (seeds offset .. offset + seeds - 1): fresh seeds to check a setting chosen on others")
     ap.add_argument("--steps", type=int, default=40)
     ap.add_argument("--max-tasks", type=int, default=24)
     ap.add_argument("--quick", action="store_true", help="1 seed, 10 steps, 8 tasks (a smoke run)")
@@ -89,7 +92,8 @@ def main(argv=None) -> int:
     model.save(model_path)
     out_dir = Path("/tmp") / "rl_budget_runs"
     rows = []
-    for seed in range(ns.seeds):
+    seeds = list(range(ns.seed_offset, ns.seed_offset + ns.seeds))
+    for seed in seeds:
         for arm, sched in ARMS.items():
             row = run_arm(arm, sched, seed, base, oracle, model_path, out_dir)
             rows.append(row)
@@ -124,7 +128,7 @@ def main(argv=None) -> int:
     print(f"(best achievable in the measured grid: {table[0]['oracle_best']:.3f}x mean over {len(tasks)} tasks)")
     res = {"machine": f"{platform.node()} {platform.processor() or platform.machine()}, Python {platform.python_version()}",
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "families": FAMILIES, "tasks": [t.id for t in tasks],
-           "seeds": ns.seeds, "steps": ns.steps, "arms": {k: v.__dict__ for k, v in ARMS.items()}, "table": table,
+           "seeds": seeds, "steps": ns.steps, "arms": {k: v.__dict__ for k, v in ARMS.items()}, "table": table,
            "runs": rows, "wall_s": time.time() - t0}
     Path(ns.out).parent.mkdir(parents=True, exist_ok=True)
     Path(ns.out).write_text(json.dumps(res, indent=1, default=str))

@@ -12,7 +12,8 @@ again is not new work (its earlier answer, real or predicted, stands), and an al
 one costs nothing. Baseline measurements a task needs are charged to the same budget.
 `budget=1` measures every new candidate (the all-real arm). A share `reserve` of the budget is
 kept back during the run for the end (`allowance(final=True)`): `rl.train` spends it confirming
-the unmeasured candidates with the largest predicted gain over each task's best measured kernel.
+the unmeasured candidates with the largest expected improvement in speedup over each task's best
+measured kernel (`confirm_by`; see `rl.train._confirm`).
 
 Every `refit_every` real answers the surrogate is updated on them (`recalibrate=True`), and the
 log records its Spearman rank correlation with the real times on that window before the update
@@ -41,7 +42,7 @@ class SchedulerConfig:
     update_mode: str = "boost"       # "boost" (milliseconds) or "refit" (seconds)
     acquisition: str = "optimistic"  # uncertain ones: "optimistic" (could beat the best real time) or "width"
     reserve: float = 0.0             # share of the budget kept for confirming believed-best candidates at the end
-    confirm_by: str = "point"        # rank them by expected gain from the "point" prediction or the "optimistic" bound
+    confirm_by: str = "value"        # rank them by expected improvement ("value"), the "point" prediction's gain, or the "optimistic" bound's
     seed: int = 0
 
 

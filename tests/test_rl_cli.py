@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from rewardmodel.reward import RewardConfig
 from rl.cli import main
 from rl.submission import launch_line
 from rl.tasks import get
@@ -42,7 +43,7 @@ def test_evaluate_bad_inputs(candidate, tmp_path, capsys):
     broken = tmp_path / "broken.cu"
     broken.write_text("__global__ void k() {}\n")       # no extern "C", no launch line
     assert main(["evaluate", "transpose/r4K_c4K", str(broken), "--oracle", "replay"]) == 1
-    assert "reward -1.000" in capsys.readouterr().out
+    assert f"reward {RewardConfig().fail_reward:.3f}" in capsys.readouterr().out
 
 
 def test_tasks_list_show_import(tmp_path, capsys):

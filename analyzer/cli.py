@@ -106,10 +106,89 @@ def _args(items: list[str]) -> dict[str, int | float]:
     return out
 
 
-def lint_command(ns: argparse.Namespace) -> int:
-    from .lint import LaunchSpec, LintSettings, FileResult, lint_source
-    from . import report
+@dataclasses.dataclass(frozen=True)
+class FileJob:
+    """One file to lint, with everything a worker process needs (picklable: rules go by code)."""
+    path: Path
+    codes: tuple[str, ...]           # the rules chosen for every file, before per-file ignores
+    cfg: Config
+    settings: "LintSettings"
+    default_launch: "LaunchSpec | None"
+    max_bytes: int
+
+
+@dataclasses.dataclass
+class FileOutcome:
+    result: "FileResult | None" = None
+    error: InputError | None = None
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+def lint_file(job: FileJob) -> FileOutcome:
+    """Read and lint one file (a .cu/.cuh file, or the CUDA strings of a .py file)."""
+    from .lint import FileResult, lint_source
     from .pyextract import extract
+
+    path = job.path
+    text, err = read(path, job.max_bytes)
+    if err:
+        return FileOutcome(error=err)
+    display = os.path.relpath(path) if not os.path.isabs(str(path)) or str(path).startswith(os.getcwd()) else str(path)
+    if not text.strip():
+        return FileOutcome(FileResult(display), notes=[f"{display}: note: empty file, nothing to lint"])
+    registry = all_rules()
+    extra_ignores = job.cfg.ignores_for(path)
+    per_file = {c: registry[c] for c in job.codes
+                if not any(c.startswith(p.upper()) for p in extra_ignores)}
+    if path.suffix == ".py":
+        try:
+            embedded = extract(text)
+        except SyntaxError as exc:
+            return FileOutcome(error=InputError(display, f"Python does not parse: {exc.msg} (line {exc.lineno})"))
+        merged = FileResult(display)
+        for emb in embedded:
+            sub = lint_source(emb.source, display, settings=job.settings, rules=per_file,
+                              default_launch=job.default_launch)
+            for f in sub.findings:
+                line, col = emb.to_python(f.line, f.col)
+                merged.findings.append(dataclasses.replace(f, line=line, col=col))
+            for k in sub.kernels:
+                merged.kernels.append(dataclasses.replace(k, line=emb.to_python(k.line, 1)[0]))
+            merged.notes.extend(sub.notes)
+            merged.suppressed += sub.suppressed
+        return FileOutcome(merged)
+    res = lint_source(text, display, settings=job.settings, rules=per_file, default_launch=job.default_launch)
+    res.contexts = []
+    return FileOutcome(res, notes=list(res.notes))
+
+
+def _run(jobs: list[FileJob], workers: int):
+    """Outcomes in the order of `jobs`: in this process, or `workers` processes at a time (0: one per
+    core). A worker that dies (a crash in the parser) costs no results: what the pool did not
+    answer is linted here, one file at a time."""
+    workers = (os.cpu_count() or 1) if workers == 0 else workers
+    if workers <= 1 or len(jobs) < 2:
+        return [lint_file(j) for j in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    # fork: the workers start with the parser and rules already imported (spawn re-imports them)
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    done: list[FileOutcome] = []
+    try:
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=multiprocessing.get_context(method)) as pool:
+            for outcome in pool.map(lint_file, jobs, chunksize=max(1, len(jobs) // (8 * workers))):
+                done.append(outcome)
+    except BrokenProcessPool:
+        print(f"note: a lint worker died after {len(done)} of {len(jobs)} files; linting the rest in this process",
+              file=sys.stderr)
+    return done + [lint_file(j) for j in jobs[len(done):]]
+
+
+def lint_command(ns: argparse.Namespace) -> int:
+    from .lint import LaunchSpec, LintSettings, FileResult
+    from . import report
 
     cfg = Config()
     if not ns.isolated:
@@ -139,46 +218,19 @@ def lint_command(ns: argparse.Namespace) -> int:
                       grid=_ints(ns.grid, "--grid") if ns.grid else None, args=_args(ns.arg or []))
     use_spec = ns.block or ns.grid or ns.arg
 
+    workers = ns.jobs if ns.jobs is not None else (cfg.jobs or 1)
+    if workers < 0:
+        raise UsageError(f"--jobs must be 0 (one per core) or more, got {workers}")
     files, errors = collect(ns.paths, cfg, ns.python)
+    jobs = [FileJob(path, tuple(chosen), cfg, settings, spec if use_spec else None, ns.max_file_size) for path in files]
     results: list[FileResult] = []
     notes: list[str] = []
-    for path in files:
-        text, err = read(path, ns.max_file_size)
-        if err:
-            errors.append(err)
-            continue
-        display = os.path.relpath(path) if not os.path.isabs(str(path)) or str(path).startswith(os.getcwd()) else str(path)
-        if not text.strip():
-            notes.append(f"{display}: note: empty file, nothing to lint")
-            results.append(FileResult(display))
-            continue
-        per_file = chosen
-        extra_ignores = cfg.ignores_for(path)
-        if extra_ignores:
-            per_file = {c: r for c, r in chosen.items() if not any(c.startswith(p.upper()) for p in extra_ignores)}
-        default_launch = spec if use_spec else None
-        if path.suffix == ".py":
-            try:
-                embedded = extract(text)
-            except SyntaxError as exc:
-                errors.append(InputError(display, f"Python does not parse: {exc.msg} (line {exc.lineno})"))
-                continue
-            merged = FileResult(display)
-            for emb in embedded:
-                sub = lint_source(emb.source, display, settings=settings, rules=per_file, default_launch=default_launch)
-                for f in sub.findings:
-                    line, col = emb.to_python(f.line, f.col)
-                    merged.findings.append(dataclasses.replace(f, line=line, col=col))
-                for k in sub.kernels:
-                    merged.kernels.append(dataclasses.replace(k, line=emb.to_python(k.line, 1)[0]))
-                merged.notes.extend(sub.notes)
-                merged.suppressed += sub.suppressed
-            results.append(merged)
-            continue
-        res = lint_source(text, display, settings=settings, rules=per_file, default_launch=default_launch)
-        res.contexts = []
-        results.append(res)
-        notes.extend(res.notes)
+    for outcome in _run(jobs, workers):
+        if outcome.error:
+            errors.append(outcome.error)
+        if outcome.result is not None:
+            results.append(outcome.result)
+        notes.extend(outcome.notes)
 
     for e in errors:
         print(e.line(), file=sys.stderr)
@@ -254,6 +306,8 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--statistics", action="store_true", help="count findings per rule")
     lint.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
     lint.add_argument("--max-file-size", type=int, default=DEFAULT_MAX_BYTES, help="skip larger files (bytes)")
+    lint.add_argument("--jobs", "-j", type=int, metavar="N",
+                      help="lint N files at a time in worker processes (0: one per core; default 1, or the config's jobs)")
     lint.add_argument("--output", "-o", help="write the report to a file")
     lint.add_argument("--explain", metavar="CODE", help="explain a rule and exit")
 

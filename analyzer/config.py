@@ -23,7 +23,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-KEYS = {"select", "ignore", "arch", "block-size", "ptxas", "exclude", "min-occupancy", "per-file-ignores"}
+KEYS = {"select", "ignore", "arch", "block-size", "ptxas", "exclude", "min-occupancy", "per-file-ignores", "jobs"}
 
 
 class ConfigError(ValueError):
@@ -41,6 +41,7 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     min_occupancy: float | None = None
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    jobs: int | None = None                # files linted at a time (0: one per core)
 
     @property
     def root(self) -> Path:
@@ -105,6 +106,10 @@ def load(path: Path) -> Config:
         cfg.ptxas = bool(data.get("ptxas", False))
         if "min-occupancy" in data:
             cfg.min_occupancy = float(data["min-occupancy"])
+        if "jobs" in data:
+            cfg.jobs = int(data["jobs"])
+            if cfg.jobs < 0:
+                raise ValueError("jobs must be 0 (one per core) or more")
         pfi = data.get("per-file-ignores", {})
         if not isinstance(pfi, dict):
             raise ConfigError("per-file-ignores must be a table")

@@ -262,3 +262,66 @@ def test_ptxas_flag_reports_measured_registers(capsys, tmp_path, monkeypatch):
     assert code == 1, err
     lines = [l for l in out.splitlines() if ": kernel " in l]
     assert len(lines) == 4 and all("(ptxas (" in l for l in lines)
+
+
+def _mixed_inputs(tmp_path):
+    (tmp_path / "bad.cu").write_text(BAD)
+    (tmp_path / "good.cu").write_text(GOOD)
+    (tmp_path / "binary.cu").write_bytes(b"\x7fELF\x00\x00\x01" * 100)
+    (tmp_path / "latin1.cu").write_bytes("// caf\xe9\n__global__ void k() {}\n".encode("latin-1"))
+    (tmp_path / "empty.cu").write_text("")
+    return [str(p) for p in sorted(EXAMPLES.glob("*.cu"))] + [str(tmp_path), str(tmp_path / "missing.cu")]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_jobs_give_the_serial_report(tmp_path, capsys, fmt):
+    paths = _mixed_inputs(tmp_path)
+    serial = run(["lint", "--isolated", "--format", fmt, *paths], capsys)
+    parallel = run(["lint", "--isolated", "--format", fmt, "-j", "2", *paths], capsys)
+    assert serial == parallel
+    assert serial[0] == 2 and "binary.cu: error: binary file" in serial[2]
+
+
+def test_jobs_from_the_config_and_bad_values(tmp_path, capsys):
+    (tmp_path / ".cudaperf.toml").write_text("jobs = 2\n")
+    (tmp_path / "a.cu").write_text(BAD)
+    (tmp_path / "b.cu").write_text(GOOD)
+    code, out, _ = run(["lint", str(tmp_path)], capsys)
+    assert code == 1 and "GM102" in out
+    code, _, err = run(["lint", "--isolated", "-j", "-1", str(tmp_path)], capsys)
+    assert code == 2 and "--jobs must be 0" in err
+    (tmp_path / ".cudaperf.toml").write_text("jobs = -3\n")
+    code, _, err = run(["lint", str(tmp_path)], capsys)
+    assert code == 2 and "jobs must be 0" in err
+
+
+_PARENT = None
+
+
+def _dies_on_crash_file(job):
+    """A worker that dies (as a parser crash would) on files named crash.cu; the parent lints them fine."""
+    import os
+
+    if job.path.name == "crash.cu" and os.getpid() != _PARENT:
+        os._exit(3)
+    return _REAL_LINT_FILE(job)
+
+
+_REAL_LINT_FILE = None
+
+
+def test_a_dead_worker_loses_no_results(tmp_path, capsys, monkeypatch):
+    import os
+
+    from analyzer import cli
+
+    global _PARENT, _REAL_LINT_FILE
+    _PARENT, _REAL_LINT_FILE = os.getpid(), cli.lint_file
+    for k in range(6):
+        (tmp_path / f"f{k}.cu").write_text(BAD)
+    (tmp_path / "crash.cu").write_text(BAD)
+    serial = run(["lint", "--isolated", str(tmp_path)], capsys)
+    monkeypatch.setattr(cli, "lint_file", _dies_on_crash_file)
+    code, out, err = run(["lint", "--isolated", "-j", "2", str(tmp_path)], capsys)
+    assert "a lint worker died" in err
+    assert (code, out) == serial[:2] and out.count("GM102") == 7

@@ -227,7 +227,7 @@ def ptxas_resources(program: Program, arch: str, backend: str = "auto",
             errors.append(f"{b}: timed out")
     if result is None:
         raise CompilerUnavailable("; ".join(errors))
-    tmp = cached.with_suffix(".tmp")
+    tmp = cached.with_suffix(f".{os.getpid()}.tmp")     # per process: `lint -j` workers may write one key at once
     tmp.write_text(json.dumps({k: asdict(v) for k, v in result.items()}))
     os.replace(tmp, cached)
     return result

@@ -337,7 +337,7 @@ def evaluate_wrapper(task: Any, path: str | Path, device: str = "cuda", *, model
     if not run:
         from .module_replay import WRAPPER, stored_run
 
-        stored = stored_run(WRAPPER, task.id, source) if replay else None
+        stored = stored_run(WRAPPER, task.id, source) if replay and not ev.failed_gate else None
         if stored is None:
             ev.gates["builds"] = Gate(None, "not checked: no GPU")
             ev.gates["correct"] = Gate(None, "not checked: no GPU")

@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .cache import cache_root
 from ._records import fast_init
 from .parse import Function, Program
 
@@ -44,8 +45,7 @@ class CompilerUnavailable(RuntimeError):
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("CUDAPERF_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudaperf")
-    path = Path(root) / "resources"
+    path = cache_root() / "resources"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

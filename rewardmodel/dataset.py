@@ -16,6 +16,7 @@ from typing import Iterable
 
 import numpy as np
 
+from analyzer.cache import cache_root
 from . import features as F
 
 
@@ -57,8 +58,7 @@ def analyzer_fingerprint() -> str:
 
 
 def cache_path() -> Path:
-    root = os.environ.get("CUDAPERF_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudaperf")
-    p = Path(root) / "features"
+    p = cache_root() / "features"
     p.mkdir(parents=True, exist_ok=True)
     return p / f"schema{F.SCHEMA_VERSION}-{analyzer_fingerprint()}.pkl"
 

@@ -25,6 +25,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from analyzer.cache import cache_root
+
 from .config import TrainConfig
 from .core import RewardCore
 from .env import EnvConfig, KernelEnv, step_many
@@ -63,10 +65,7 @@ def select_tasks(cfg: TrainConfig, allowed: Callable | None = None) -> list[Task
 
 
 def _cache_dir() -> Path:
-    import os
-
-    root = os.environ.get("CUDAPERF_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudaperf")
-    p = Path(root) / "rl"
+    p = cache_root() / "rl"
     p.mkdir(parents=True, exist_ok=True)
     return p
 

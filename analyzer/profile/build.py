@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import toolkit
+from ..cache import cache_root
 
 DEFAULT_ARCH = "sm_90"
 
@@ -31,8 +32,7 @@ class BuildResult:
 
 
 def default_cache_dir() -> Path:
-    root = os.environ.get("CUDAPERF_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cudaperf")
-    return Path(root) / "cubins"
+    return cache_root() / "cubins"
 
 
 def compile_options(arch: str, include_dir: str | None, verbose_ptxas: bool = True, extra: tuple[str, ...] = ()) -> list[str]:

@@ -23,9 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
+from analyzer.cache import cache_root
 from .c_spec import CArg, CTaskSpec, evaluate
 
-__all__ = ["CFLAGS", "CReferenceError", "CTiming", "cache_root", "cpu_model", "compile_reference", "make_inputs",
+__all__ = ["CFLAGS", "CReferenceError", "CTiming", "cpu_model", "compile_reference", "make_inputs",
            "run_reference", "expected_outputs", "expected_key", "time_reference", "load_timings", "store_timing"]
 
 CFLAGS = ("-O3", "-march=native", "-shared", "-fPIC")
@@ -52,11 +53,6 @@ class CTiming:
     cpu: str                    # the CPU it ran on (one core)
     compiler: str
     flags: str
-
-
-def cache_root() -> Path:
-    root = os.environ.get("CUDAPERF_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cudaperf")
-    return Path(root)
 
 
 @lru_cache(maxsize=1)

@@ -148,7 +148,7 @@ def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any
 # ------------------------------------------------------------------ the GPU half
 
 def _cache() -> Path:
-    from .c_ref import cache_root
+    from analyzer.cache import cache_root
 
     return cache_root() / "wrappers"
 

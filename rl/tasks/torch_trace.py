@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import inspect
-import os
 import re
 import sys
 import types
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from analyzer.cache import cache_root
 from .torch_static import CallBinding, CudaUnit, TensorInfo, bind_call, tensor_info
 
 __all__ = ["CandidateError", "BuildError", "Build", "ExtCall", "Trace", "Candidate", "load_candidate", "trace_forward",
@@ -57,8 +57,7 @@ class BuildError(CandidateError):
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("CUDAPERF_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cudaperf")
-    return Path(base) / "torch_extensions"
+    return cache_root() / "torch_extensions"
 
 
 def _strings(value) -> list[str]:

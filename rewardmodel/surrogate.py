@@ -19,7 +19,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import struct
 import zipfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -314,9 +313,9 @@ def _predict_raw(point, quant, X):
 # thread set-up: dmlc/xgboost#12311 measures the same), ~0.3 ms for the two models, and up to
 # 1 ms when the analyzer's work in between has evicted the model from the caches; its
 # maintainers point single-row users to their own evaluator (dmlc/xgboost#10148). `_Forest`
-# walks the trees of both boosters for a few rows with numpy, one level of all 1,000 trees at a
-# time, and adds the leaves as XGBoost does: in float32, tree by tree in model order, from the
-# base score. The answers are XGBoost's, bit for bit (tests/test_rewardmodel_surrogate.py
+# walks the trees of both boosters (read from their JSON dump) for a few rows with numpy, one
+# level of all 1,000 trees at a time, and adds the leaves as XGBoost does: in float32, tree by
+# tree in model order, from the base score. The answers are XGBoost's, bit for bit (tests/test_rewardmodel_surrogate.py
 # compares them on the training rows); batches still go to XGBoost.
 
 _FEW_ROWS = 4
@@ -421,7 +420,6 @@ class _Forest:
     def predict(self, X32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(point predictions, quantile predictions (rows, 3)) as float64, as XGBoost gives them."""
         p_out, q_out = [], []
-        n = self.n_features
         nan = np.isnan(X32)
         for x, miss in zip(X32, nan):
             row = np.concatenate([np.where(miss, np.float32(np.inf), x), np.where(miss, np.float32(-np.inf), x)])
@@ -456,7 +454,8 @@ def _depth(left, right) -> int:
 def _booster_trees(booster):
     """(trees as (left, right, split index, condition or leaf value, default left), tree_info,
     base scores (float32), feature count) of a gbtree booster with scalar leaves."""
-    model = _ubj(bytes(booster.save_raw("ubj")))
+    # XGBoost writes each float32 in its shortest round-trip form: np.float32 of it is exact
+    model = json.loads(bytes(booster.save_raw("json")))
     learner = model["learner"]
     gb = learner["gradient_booster"]
     if gb.get("name") != "gbtree":
@@ -483,90 +482,6 @@ def _booster_trees(booster):
     if len(info) != len(trees) or (info and max(info) >= len(base)):
         raise _Unsupported("tree_info")
     return trees, info, base, n_features
-
-
-_UBJ_TYPES = {b"i": ">i1", b"U": ">u1", b"I": ">i2", b"l": ">i4", b"L": ">i8", b"d": ">f4", b"D": ">f8"}
-_UBJ_STRUCT = {k: struct.Struct(v.replace("i1", "b").replace("u1", "B").replace("i2", "h").replace("i4", "i")
-                                .replace("i8", "q").replace("f4", "f").replace("f8", "d")) for k, v in _UBJ_TYPES.items()}
-
-
-def _ubj(buf: bytes):
-    """Decode XGBoost's UBJSON model (save_raw("ubj")): floats stay float32 exactly."""
-    pos = 0
-
-    def num(marker):
-        nonlocal pos
-        fmt = _UBJ_STRUCT[marker]
-        v = fmt.unpack_from(buf, pos)[0]
-        pos += fmt.size
-        return v
-
-    def length():
-        nonlocal pos
-        m = buf[pos:pos + 1]
-        pos += 1
-        return int(num(m))
-
-    def value(marker):
-        nonlocal pos
-        if marker in _UBJ_STRUCT:
-            v = num(marker)
-            return np.float32(v) if marker == b"d" else v
-        if marker == b"S":
-            n = length()
-            s = buf[pos:pos + n].decode("utf-8")
-            pos += n
-            return s
-        if marker == b"T":
-            return True
-        if marker == b"F":
-            return False
-        if marker == b"Z":
-            return None
-        if marker == b"{":
-            out = {}
-            while buf[pos:pos + 1] != b"}":
-                n = length()
-                k = buf[pos:pos + n].decode("utf-8")
-                pos += n
-                m = buf[pos:pos + 1]
-                pos += 1
-                out[k] = value(m)
-            pos += 1
-            return out
-        if marker == b"[":
-            typ = None
-            if buf[pos:pos + 1] == b"$":
-                typ = buf[pos + 1:pos + 2]
-                pos += 2
-            if buf[pos:pos + 1] == b"#":
-                pos += 1
-                n = length()
-                if typ is not None:
-                    if typ not in _UBJ_TYPES:
-                        return [value(typ) for _ in range(n)]
-                    dt = np.dtype(_UBJ_TYPES[typ])
-                    arr = np.frombuffer(buf, dtype=dt, count=n, offset=pos)
-                    pos += n * dt.itemsize
-                    return arr
-                items = []
-                for _ in range(n):
-                    m = buf[pos:pos + 1]
-                    pos += 1
-                    items.append(value(m))
-                return items
-            items = []
-            while buf[pos:pos + 1] != b"]":
-                m = buf[pos:pos + 1]
-                pos += 1
-                items.append(value(m))
-            pos += 1
-            return items
-        raise _Unsupported(f"UBJSON marker {marker!r}")
-
-    m = buf[0:1]
-    pos = 1
-    return value(m)
 
 
 DEFAULT_MODEL = Path(__file__).resolve().parent / "default_model.zip"

@@ -12,10 +12,14 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import ParserUnavailable
 from .config import Config, ConfigError, find, load
 from .rules import Options, all_rules, select
+
+if TYPE_CHECKING:       # the lint machinery is imported when a lint runs, not at start-up
+    from .lint import FileResult, LaunchSpec, LintSettings
 
 CUDA_SUFFIXES = {".cu", ".cuh"}
 DEFAULT_MAX_BYTES = 8 << 20
@@ -112,14 +116,14 @@ class FileJob:
     path: Path
     codes: tuple[str, ...]           # the rules chosen for every file, before per-file ignores
     cfg: Config
-    settings: "LintSettings"
-    default_launch: "LaunchSpec | None"
+    settings: LintSettings
+    default_launch: LaunchSpec | None
     max_bytes: int
 
 
 @dataclasses.dataclass
 class FileOutcome:
-    result: "FileResult | None" = None
+    result: FileResult | None = None
     error: InputError | None = None
     notes: list[str] = dataclasses.field(default_factory=list)
 

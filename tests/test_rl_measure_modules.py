@@ -3,11 +3,7 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
-
-import pytest
 
 from corpus import store
 from rl import measure_modules as mm

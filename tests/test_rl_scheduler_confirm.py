@@ -1,7 +1,6 @@
 """The end-of-run confirmation pass (rl.train._confirm): which unmeasured candidates get the budget kept back."""
 from __future__ import annotations
 
-import math
 from types import SimpleNamespace
 
 import numpy as np

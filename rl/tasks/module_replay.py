@@ -68,14 +68,21 @@ def _num(v: Any) -> float | None:
     return f if math.isfinite(f) else None
 
 
-@lru_cache(maxsize=4)
-def _runs(gpu: str) -> dict[str, StoredRun]:
+@lru_cache(maxsize=1)
+def store_frame():
+    """The corpus store (`corpus.store.read()`), read once per process for every replay here;
+    None without the corpus extra (pandas, pyarrow)."""
     try:
         from corpus import store
-    except ImportError:              # pandas / pyarrow are the corpus extra: nothing to replay then
-        return {}
-    df = store.read()
-    if not len(df) or "style" not in df.columns:
+    except ImportError:
+        return None
+    return store.read()
+
+
+@lru_cache(maxsize=4)
+def _runs(gpu: str) -> dict[str, StoredRun]:
+    df = store_frame()
+    if df is None or not len(df) or "style" not in df.columns:    # no corpus extra, or no module rows
         return {}
     df = df[(df["gpu"] == gpu) & (df["pass"] == "main") & df["style"].isin([WRAPPER, INLINE])]
     out = {}

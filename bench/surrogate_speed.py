@@ -130,11 +130,12 @@ def main(argv=None) -> int:
 
     # kernel + launch candidates only: whole modules (host wrappers, load_inline) are evaluations of
     # another kind (a build per module; bench/evaluate_cost.py times them)
-    every = store.read(dedupe=False)
-    every = every[~every["style"].isin(["host_wrapper", "load_inline"])] if "style" in every else every
-    df = store.read()
+    def kernel_rows(d):
+        return d[~d["style"].isin(["host_wrapper", "load_inline"])] if "style" in d else d
+
+    every = kernel_rows(store.read(dedupe=False))
+    df = kernel_rows(store.read())
     df = df[(df["status"] == "ok") & (df["pass"] == "main")]
-    df = df[~df["style"].isin(["host_wrapper", "load_inline"])] if "style" in df else df
     cost = (df["compile_s"].fillna(0) + df["run_s"].fillna(0)).to_numpy()
     fresh = df[~df["cached"].astype(bool)] if "cached" in df else df
     cost_fresh = (fresh["compile_s"].fillna(0) + fresh["run_s"].fillna(0)).to_numpy()

@@ -46,15 +46,30 @@ class Arch:
     smem_alloc_unit: int = 128
     smem_reserved_per_block: int = 1024
     gpu: str = ""
+    # the pipes `time_estimate` bounds a launch by (sm_90: measured on our H200 by bench/gpu_pipes.py;
+    # the other archs: their datasheet clock with sm_90's per-clock rates and L2/DRAM ratio, unmeasured)
+    clock_hz: float = 1.98e9
+    l2_bytes_per_s: float = 0.0               # 0: 1.7x the DRAM bandwidth (the H200's ratio)
+    global_requests_per_sm_clk: float = 0.75  # warp-level load/store requests that hit L1
+    shared_wavefronts_per_sm_clk: float = 1.0
+    atomic_ops_per_s: float = 0.0             # uncontended global atomics (lanes); 0: sm_90's per SM-clock rate
+    launch_s: float = 6.4e-6                  # an empty kernel, event-timed
 
 
 ARCHS: dict[str, Arch] = {
     # Datasheet figures; sm_90 bandwidth is the device-to-device copy measured on our H200.
-    "sm_80": Arch("sm_80", 64, 32, 65536, 255, 167936, 166912, 108, 2.0e12, 19.5e12, 40 << 20, gpu="A100-80GB"),
-    "sm_86": Arch("sm_86", 48, 16, 65536, 255, 102400, 101376, 84, 0.936e12, 35.6e12, 6 << 20, gpu="RTX 3090"),
-    "sm_89": Arch("sm_89", 48, 24, 65536, 255, 102400, 101376, 128, 1.008e12, 82.6e12, 72 << 20, gpu="RTX 4090"),
-    "sm_90": Arch("sm_90", 64, 32, 65536, 255, 233472, 232448, 132, 4.3e12, 67e12, 60 << 20, gpu="H200 SXM"),
+    "sm_80": Arch("sm_80", 64, 32, 65536, 255, 167936, 166912, 108, 2.0e12, 19.5e12, 40 << 20, gpu="A100-80GB",
+                  clock_hz=1.41e9),
+    "sm_86": Arch("sm_86", 48, 16, 65536, 255, 102400, 101376, 84, 0.936e12, 35.6e12, 6 << 20, gpu="RTX 3090",
+                  clock_hz=1.695e9),
+    "sm_89": Arch("sm_89", 48, 24, 65536, 255, 102400, 101376, 128, 1.008e12, 82.6e12, 72 << 20, gpu="RTX 4090",
+                  clock_hz=2.52e9),
+    # bench/results/gpu_pipes.json (2026-12-03): L2 7.64e12 B/s, 0.75 L1-hit requests and 0.91-0.99
+    # shared wavefronts per SM-clock, 4.9e11 uncontended atomics/s, 6.4 us for an empty launch
+    "sm_90": Arch("sm_90", 64, 32, 65536, 255, 233472, 232448, 132, 4.3e12, 67e12, 60 << 20, gpu="H200 SXM",
+                  l2_bytes_per_s=7.64e12, atomic_ops_per_s=4.93e11),
 }
+_ATOMIC_OPS_PER_SM_CLK = 4.93e11 / (132 * 1.98e9)
 DEFAULT_ARCH = "sm_90"
 
 
@@ -104,6 +119,23 @@ def occupancy(a: Arch, threads_per_block: int, regs_per_thread: int, smem_per_bl
 
 def roofline_seconds(a: Arch, bytes_moved: float, flops: float) -> float:
     return max(bytes_moved / a.dram_bytes_per_s, flops / a.fp32_flops_per_s)
+
+
+def time_estimate(a: Arch, *, task_bytes: float, flops: float, traffic_bytes: float, global_requests: float,
+                  shared_wavefronts: float, atomic_ops: float) -> float:
+    """Seconds for one launch if it ran at the speed of its slowest pipe, plus the launch itself.
+
+    A bound-and-bottleneck estimate over the whole grid: the task's bytes through DRAM and its
+    flops through FP32 (the roofline), the sectors the accesses touch through L2, the warp
+    requests through the SMs' load/store pipe, the shared-memory wavefronts (bank conflicts
+    included) and the global atomics' lanes. Latency, contention and overlap are left to the
+    learned model, which predicts the runtime relative to this estimate."""
+    sm_clk = a.sm_count * a.clock_hz
+    l2 = a.l2_bytes_per_s or 1.7 * a.dram_bytes_per_s
+    atomic = a.atomic_ops_per_s or _ATOMIC_OPS_PER_SM_CLK * sm_clk
+    return a.launch_s + max(roofline_seconds(a, task_bytes, flops), traffic_bytes / l2,
+                            global_requests / (a.global_requests_per_sm_clk * sm_clk),
+                            shared_wavefronts / (a.shared_wavefronts_per_sm_clk * sm_clk), atomic_ops / atomic)
 
 
 # ------------------------------------------------------------------ per-lane evaluation
@@ -747,6 +779,25 @@ class EstimateBatch:
         for out, i, first in self.dups:
             out[i] = out[first]
         self.groups, self.dups = {}, []
+
+
+def warp_requests(access: Access, launch: Launch, *, cache: PointCache, needed: set[str],
+                  defaults: Mapping[str, int | float] | None = None, max_iters: int = 8,
+                  max_threads: int = MAX_THREADS, max_points: int = 64) -> float:
+    """Warp-level requests per block that an access issues, whatever its address: the warps
+    with an active lane, over the sampled iterations with their weights (what `Estimate.requests`
+    counts). For an access whose address is data-dependent (`estimate` gives None: a gather, a
+    histogram's atomics) this is still known, and it is what such an access costs most."""
+    env, _, key = cache.bind(launch, needed, defaults, max_threads)
+    n = env["threadIdx.x"].shape[0]
+    with np.errstate(all="ignore"):
+        pts = cache.stacked(access.loops, env, n, max_iters, max_points, key)
+        if not pts.count:
+            return 0.0
+        mask = cache.mask(access.guards, (key, access.loops), pts)
+        warps = _any(mask.reshape(pts.count, n // 32, 32), axis=2)
+        req = float(pts.weights @ _sum(warps, axis=1))
+    return req * (launch.threads / n if n < launch.threads else 1.0)
 
 
 def _rows(addr: np.ndarray, count: int, n: int) -> np.ndarray:

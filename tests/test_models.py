@@ -161,3 +161,55 @@ def test_pointer_fields_of_structs_are_accessed_bases():
     by_base = {(a.array, a.kind): e for a, e in items}
     assert by_base[("p.x", "load")].per_request == 4 and by_base[("p.vx", "load")].per_request == 4
     assert by_base[("p.y", "store")].per_request == 32
+
+
+def test_time_estimate_is_the_slowest_pipe_plus_the_launch():
+    a = models.arch("sm_90")
+    sm_clk = a.sm_count * a.clock_hz
+    zero = dict(task_bytes=0.0, flops=0.0, traffic_bytes=0.0, global_requests=0.0, shared_wavefronts=0.0,
+                atomic_ops=0.0)
+    assert models.time_estimate(a, **zero) == pytest.approx(a.launch_s)
+    # each pipe alone, one second's worth at the rates bench/gpu_pipes.py measured on the H200
+    for key, amount in [("task_bytes", 4.3e12), ("flops", 67e12), ("traffic_bytes", 7.64e12),
+                        ("global_requests", 0.75 * sm_clk), ("shared_wavefronts", 1.0 * sm_clk),
+                        ("atomic_ops", 4.93e11)]:
+        assert models.time_estimate(a, **{**zero, key: amount}) == pytest.approx(1.0 + a.launch_s), key
+    # the slowest wins (no sum): a second of DRAM and half a second of shared memory is a second
+    assert models.time_estimate(a, **{**zero, "task_bytes": 4.3e12, "shared_wavefronts": 0.5 * sm_clk}) == \
+        pytest.approx(1.0 + a.launch_s)
+    # an arch with no measured L2 rate takes 1.7x its DRAM bandwidth
+    a80 = models.arch("sm_80")
+    assert models.time_estimate(a80, **{**zero, "traffic_bytes": 3.4e12}) == pytest.approx(1.0 + a80.launch_s)
+
+
+HISTOGRAM = """
+__global__ void hist(const int* data, int* bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[data[i]], 1);
+}
+__global__ void half_block(const int* data, int* bins) {
+    if (threadIdx.x < 64) atomicAdd(&bins[data[threadIdx.x]], 1);
+}
+__global__ void strided(const int* data, int* bins, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        atomicAdd(&bins[data[i]], 1);
+}
+"""
+
+
+@pytest.mark.parametrize("kernel, grid, args, expected", [
+    ("hist", 100, {"n": 100 * 256}, 8),           # 256 threads: 8 warps, one request each
+    ("half_block", 100, {}, 2),                    # 64 active threads: 2 warps
+    ("strided", 10, {"n": 10 * 256 * 10}, 80),     # 10 trips of the grid-stride loop for 8 warps
+])
+def test_warp_requests_of_a_data_dependent_access(kernel, grid, args, expected):
+    from analyzer.lint import LaunchSpec, LintSettings, lint_source
+
+    r = lint_source(HISTOGRAM, "h.cu", settings=LintSettings(), kernels=[kernel],
+                    launches={kernel: LaunchSpec((256, 1, 1), (grid, 1, 1), 0, args)})
+    ctx = r.contexts[0]
+    (load, load_e), (atomic, atomic_e) = zip(ctx.accesses.accesses, ctx.estimates)
+    assert atomic.kind == "atomic" and atomic_e is None        # bins[data[i]]: no traffic estimate
+    assert ctx.unknown_requests == [None, pytest.approx(expected)]
+    # the count is the one an estimate gives an access with a known address under the same guards
+    assert load_e.requests == pytest.approx(expected)

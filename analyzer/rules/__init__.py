@@ -37,7 +37,9 @@ class Finding:
     estimate: dict = field(default_factory=dict, compare=False, hash=False)
 
     def sort_key(self):
-        return (self.path, self.line, self.col, self.code, self.message)
+        # the kernel too: two kernels' findings at one place (a shared device function) would
+        # otherwise come out in the set's order, which changes from run to run
+        return (self.path, self.line, self.col, self.code, self.message, self.kernel)
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,20 @@ class KernelContext:
         return models.estimate_many(self.accesses.accesses, self.launch, max_iters=self.options.max_iters,
                                     defaults=self.param_defaults, cache=self.points, needed=self.symbols,
                                     owns=self.access_symbols)
+
+    @cached_property
+    def unknown_requests(self) -> list[float | None]:
+        """Per access: the warp requests per block of a global or shared access whose traffic has
+        no estimate (data-dependent address), else None. Only the reward model's features ask."""
+        out: list[float | None] = [None] * len(self.accesses.accesses)
+        for i, (a, e) in enumerate(zip(self.accesses.accesses, self.estimates)):
+            if e is None and a.space in ("global", "shared"):
+                try:
+                    out[i] = models.warp_requests(a, self.launch, cache=self.points, needed=self.symbols,
+                                                  defaults=self.param_defaults, max_iters=self.options.max_iters)
+                except Exception:  # noqa: BLE001 - an unevaluable loop or guard: still unknown
+                    pass
+        return out
 
     @cached_property
     def _divergent_memo(self) -> dict:

@@ -39,7 +39,7 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser("train", help="fit the surrogate on the measured corpus and save it")
     t.add_argument("--data", action="append", help="data directory (default corpus/data)")
     t.add_argument("--out", help="model file (default: the packaged default model)")
-    t.add_argument("--target", choices=["log_ratio", "log_time"], default=None,
+    t.add_argument("--target", choices=["log_time", "log_ratio", "log_estimate"], default=None,
                    help="default: the one the last eval kept (eval_choice.json), else log_ratio")
     t.add_argument("--extra-samples", action="append", default=[], metavar="MODULE:FUNCTION",
                    help="also train on the measured rows of these samples (a function returning Samples), "
@@ -177,7 +177,7 @@ def _clean(x):
 def _text(out: dict) -> str:
     p = out["prediction"]
     lines = [f"{out['kernel']}: predicted {p['time_ms']:.4g} ms (80% interval {p['lo_ms']:.4g} .. {p['hi_ms']:.4g} ms), "
-             f"roofline {p['roofline_ms']:.4g} ms"]
+             f"roofline {p['roofline_ms']:.4g} ms, slowest pipe {p['pipe_estimate_ms']:.4g} ms"]
     for note in out["notes"]:
         lines.append(f"  note: {note}")
     lines.append("structural terms:")

@@ -20,7 +20,7 @@ import numpy as np
 from analyzer import models
 from analyzer.lint import FileResult, LaunchSpec, LintSettings, lint_source, split_name_expression
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Features that only ptxas (or the measured row, which carries the same compiler's
 # numbers) gives. Training shows the model rows with and without them.
@@ -40,6 +40,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     "gst_efficiency", "log_gld_requests", "log_gst_requests", "log_atomic_requests", "atomic_share",
     "log_traffic_bytes", "traffic_over_task", "log_traffic_roofline_s", "log_global_req_per_thread",
     "max_elem_size", "mean_elem_size", "active_lanes",
+    # accesses whose address is data-dependent: how often they run is still known
+    "log_unknown_gld_requests", "log_unknown_gst_requests", "log_unknown_shared_requests", "log_atomic_ops",
     # shared memory
     "shld_wavefronts_per_req", "shst_wavefronts_per_req", "shared_ways", "log_shared_requests",
     "log_shared_req_per_thread", "shared_bytes", "log_shared_bytes",
@@ -49,6 +51,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     # resources and occupancy
     "regs_static", "occupancy_static", "limiter_warps", "limiter_blocks", "limiter_registers", "limiter_smem",
     "regs_ptxas", "spill_bytes", "log_spill_bytes", "stack_bytes", "occupancy_ptxas",
+    # the slowest pipe's time (models.time_estimate): the base of the log_estimate target
+    "log_time_estimate_s",
     # how much of this is known
     "accesses", "unknown_accesses", "unknown_share", "assumed_params",
     # findings
@@ -195,6 +199,19 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     v["shared_ways"] = units / ideal if ideal else (1.0 if not (sl or ss) else math.nan)
     v["log_shared_requests"] = _log1((sh_lreq + sh_sreq) * blocks)
     v["log_shared_req_per_thread"] = _log1((sh_lreq + sh_sreq) * 32.0 / max(1, threads))
+    unknown = [(x, r) for x, r in zip(acc, ctx.unknown_requests) if r]
+    u_gl = sum(r for x, r in unknown if x.space == "global" and x.kind == "load")
+    u_gs = sum(r for x, r in unknown if x.space == "global" and x.kind != "load")
+    u_ga = sum(r for x, r in unknown if x.space == "global" and x.kind == "atomic")
+    u_sh = sum(r for x, r in unknown if x.space == "shared")
+    v["log_unknown_gld_requests"] = _log1(u_gl * blocks)
+    v["log_unknown_gst_requests"] = _log1(u_gs * blocks)
+    v["log_unknown_shared_requests"] = _log1(u_sh * blocks)
+    # an unknown atomic's lanes: every lane (its guards are in the request count already)
+    atomic_ops = blocks * (sum(e.active_lanes * e.requests for _, e in ga) + 32.0 * u_ga)
+    v["log_atomic_ops"] = _log1(atomic_ops)
+    # unknown global accesses at their ideal traffic (a lower bound, as the estimate is)
+    traffic_all = traffic + blocks * 32.0 * sum(r * (x.elem_size or 4) for x, r in unknown if x.space == "global")
     shared = ctx.static_shared_bytes + ctx.launch_smem
     v["shared_bytes"] = shared
     v["log_shared_bytes"] = _log1(shared)
@@ -246,6 +263,11 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     v["log_task_flops"] = _log1(task_flops)
     v["log_intensity"] = _log(task_flops / task_bytes) if task_bytes and task_flops else math.nan
     roof = models.roofline_seconds(a, task_bytes or 0.0, task_flops or 0.0)
+    estimate_s = models.time_estimate(
+        a, task_bytes=task_bytes or 0.0, flops=task_flops or 0.0, traffic_bytes=traffic_all,
+        global_requests=blocks * (g_req + s_req + u_gl + u_gs), shared_wavefronts=blocks * (units + u_sh),
+        atomic_ops=atomic_ops)
+    v["log_time_estimate_s"] = math.log10(estimate_s)
     roofline_s = roof if roof > 0 else 1e-6
     v["log_roofline_s"] = math.log10(roofline_s)
     v["traffic_over_task"] = traffic / task_bytes if task_bytes else math.nan

@@ -287,7 +287,8 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
         X = feat.vector()[None, :]
         iv = model.predict_with_uncertainty(X)
         pred = {"time_ms": float(iv.time_ms[0]), "lo_ms": float(iv.lo_ms[0]), "hi_ms": float(iv.hi_ms[0]),
-                "roofline_ms": feat.roofline_s * 1e3}
+                "roofline_ms": feat.roofline_s * 1e3,
+                "pipe_estimate_ms": 10.0 ** (feat.values["log_time_estimate_s"] + 3.0)}
         br.time_ms, br.interval_ms, br.speed_source = pred["time_ms"], (pred["lo_ms"], pred["hi_ms"]), "surrogate"
     if measurement is not None and measurement.status == "ok" and measurement.time_ms:
         br.time_ms, br.speed_source = float(measurement.time_ms), "measured"

@@ -1,9 +1,12 @@
 """The runtime surrogate: gradient-boosted trees on the feature rows, with an interval.
 
-Target: log10 of the runtime (`log_time`) or of the runtime over the task's
-roofline bound (`log_ratio`, the default: `python -m rewardmodel eval` compares
-both). The roofline bound is in every row (`log_roofline_s`), so `fit(X, y)`
-and `predict(X)` take feature rows and milliseconds like any regressor.
+Target: log10 of the runtime (`log_time`), of the runtime over the task's
+roofline bound (`log_ratio`), or of the runtime over the analytic estimate of the
+launch's slowest pipe (`log_estimate`, `analyzer.models.time_estimate`);
+`python -m rewardmodel eval` compares them and keeps one. Both bounds are in every
+row (`log_roofline_s`, `log_time_estimate_s`), so `fit(X, y)` and `predict(X)`
+take feature rows and milliseconds like any regressor. A base the trees need not
+learn extrapolates to kernels unlike the training ones: trees cannot.
 
 Uncertainty: quantile regression (10th and 90th percentile) gives each row an
 interval width; because in-sample quantiles are too confident on a family the
@@ -28,6 +31,8 @@ import numpy as np
 from . import features as F
 
 _ROOF = F.FEATURE_NAMES.index("log_roofline_s")
+# the column a target is relative to (log10 seconds); log_time has none
+TARGET_BASE = {"log_time": None, "log_ratio": _ROOF, "log_estimate": F.FEATURE_NAMES.index("log_time_estimate_s")}
 
 
 class SchemaMismatch(ValueError):
@@ -36,7 +41,7 @@ class SchemaMismatch(ValueError):
 
 @dataclass(frozen=True)
 class SurrogateConfig:
-    target: str = "log_ratio"          # "log_ratio" or "log_time"
+    target: str = "log_ratio"          # a key of TARGET_BASE
     n_estimators: int = 400
     quantile_estimators: int = 200     # the interval model: coarser than the point model, and cheaper
     max_depth: int = 6
@@ -63,6 +68,14 @@ class Interval:
 
 def roofline_ms(X: np.ndarray) -> np.ndarray:
     return 10.0 ** np.asarray(X)[:, _ROOF] * 1e3
+
+
+def target_base(X: np.ndarray, target: str) -> np.ndarray | float:
+    """log10 of the milliseconds a target is relative to (0.0 for log_time)."""
+    if target not in TARGET_BASE:
+        raise ValueError(f"unknown target {target!r}: choose one of {', '.join(TARGET_BASE)}")
+    col = TARGET_BASE[target]
+    return 0.0 if col is None else np.asarray(X)[:, col] + 3.0
 
 
 def widen_factor(X: np.ndarray) -> np.ndarray:
@@ -97,11 +110,10 @@ class Surrogate:
 
     # ---------------------------------------------------------------- targets
     def _to_target(self, X, time_ms):
-        y = np.log10(np.asarray(time_ms, dtype=np.float64))
-        return y - np.log10(roofline_ms(X)) if self.config.target == "log_ratio" else y
+        return np.log10(np.asarray(time_ms, dtype=np.float64)) - target_base(X, self.config.target)
 
     def _from_target(self, X, t):
-        return 10.0 ** (t + np.log10(roofline_ms(X))) if self.config.target == "log_ratio" else 10.0 ** t
+        return 10.0 ** (t + target_base(X, self.config.target))
 
     # ---------------------------------------------------------------- training
     def _params(self, quantile: bool) -> dict:
@@ -225,10 +237,8 @@ class Surrogate:
         X = self._check(X)
         p, lo, hi = _predict_raw(self._point, self._quant, X)
         half = np.maximum((hi - lo) / 2.0, 1e-3) * self.scale_ * widen_factor(X)
-        if self.config.target != "log_ratio":
-            return Interval(self._from_target(X, p), self._from_target(X, p - half), self._from_target(X, p + half))
-        lr = np.log10(roofline_ms(X))   # _from_target's, computed once for the three
-        return Interval(10.0 ** (p + lr), 10.0 ** ((p - half) + lr), 10.0 ** ((p + half) + lr))
+        b = target_base(X, self.config.target)   # _from_target's, computed once for the three
+        return Interval(10.0 ** (p + b), 10.0 ** ((p - half) + b), 10.0 ** ((p + half) + b))
 
     # ---------------------------------------------------------------- persistence
     def save(self, path: str | Path) -> None:

@@ -35,6 +35,28 @@ def test_feature_row_has_the_schema_and_the_roofline():
     assert not any("bytes" in u for u in f.unresolved)
 
 
+def test_data_dependent_accesses_still_count_and_the_pipe_estimate_sees_them():
+    src = """
+    __global__ void hist(const int* data, int* bins, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) atomicAdd(&bins[data[i]], 1);
+    }"""
+    n = 1 << 24
+    f = F.extract(src, "hist", grid=(n // 256, 1, 1), block=(256, 1, 1), args={"n": n},
+                  problem=F.Problem(bytes=4 * n, flops=0))
+    v = f.values
+    # one warp request per 32 elements, and every lane an atomic: n atomics
+    assert v["log_unknown_gst_requests"] == pytest.approx(math.log10(1 + n / 32))
+    assert v["log_unknown_gld_requests"] == 0.0 and v["log_unknown_shared_requests"] == 0.0
+    assert v["log_atomic_ops"] == pytest.approx(math.log10(1 + n))
+    # 16M uncontended atomics at 4.93e11/s are the slowest pipe (the data's 64 MB take 15.6 us)
+    assert 10 ** v["log_time_estimate_s"] == pytest.approx(n / 4.93e11 + 6.4e-6)
+    saxpy = F.extract(SAXPY, "saxpy", problem=F.Problem(bytes=12 << 20, flops=2 << 20), **LAUNCH).values
+    assert saxpy["log_unknown_gst_requests"] == 0.0 and saxpy["log_atomic_ops"] == 0.0
+    # saxpy: its 12 MiB from DRAM (4.3 TB/s) take longer than the same sectors through L2 (7.64 TB/s)
+    assert 10 ** saxpy["log_time_estimate_s"] == pytest.approx((12 << 20) / 4.3e12 + 6.4e-6)
+
+
 def test_unresolved_features_are_named():
     src = """
     __global__ void gather(const int* idx, const float* x, float* y, int n) {

@@ -122,6 +122,7 @@ __global__ void scale_rows(const float* x, float* y, int rows, int cols) {
     out = json.loads(capsys.readouterr().out)
     p = out["prediction"]
     assert p["lo_ms"] <= p["time_ms"] <= p["hi_ms"]
+    assert p["pipe_estimate_ms"] >= 6.4e-3       # at least the launch (6.4 us on the H200)
     assert out["breakdown"]["terms"]["coalescing"]["value"] == pytest.approx(1.0)
     assert any("task bytes unknown" in n for n in out["notes"])
     # unknown kernel: one line on stderr, exit 2
@@ -141,10 +142,10 @@ def test_eval_pipeline_writes_the_report(table, tmp_path):
 
     tiny = SurrogateConfig(n_estimators=20, quantile_estimators=10, max_depth=3, calibration_folds=2)
     result = evaluate.evaluate(table, tiny, k_family=3, k_random=2, depths=(3,), log=lambda m: None)
-    assert result["target"] in ("log_ratio", "log_time")
+    assert result["target"] in ("log_ratio", "log_time", "log_estimate")
     for split in ("family", "random"):
         s = result[split]
-        assert set(s) == {"surrogate", "surrogate (no ptxas)", "roofline", "linear"}
+        assert set(s) == {"surrogate", "surrogate (no ptxas)", "roofline", "pipe estimate", "linear"}
         assert s["roofline"].pairwise == pytest.approx(0.5)       # one time per task: every pair a tie
         assert 0.0 <= s["surrogate"].coverage <= 1.0
     out = tmp_path / "EVAL.md"

@@ -69,7 +69,8 @@ ARCHS: dict[str, Arch] = {
     "sm_90": Arch("sm_90", 64, 32, 65536, 255, 233472, 232448, 132, 4.3e12, 67e12, 60 << 20, gpu="H200 SXM",
                   l2_bytes_per_s=7.64e12, atomic_ops_per_s=4.93e11),
 }
-_ATOMIC_OPS_PER_SM_CLK = 4.93e11 / (132 * 1.98e9)
+# the archs without a measured atomic rate take the H200's per SM-clock one
+_ATOMIC_OPS_PER_SM_CLK = ARCHS["sm_90"].atomic_ops_per_s / (ARCHS["sm_90"].sm_count * ARCHS["sm_90"].clock_hz)
 DEFAULT_ARCH = "sm_90"
 
 

@@ -122,21 +122,31 @@ def roofline_seconds(a: Arch, bytes_moved: float, flops: float) -> float:
     return max(bytes_moved / a.dram_bytes_per_s, flops / a.fp32_flops_per_s)
 
 
-def time_estimate(a: Arch, *, task_bytes: float, flops: float, traffic_bytes: float, global_requests: float,
-                  shared_wavefronts: float, atomic_ops: float) -> float:
-    """Seconds for one launch if it ran at the speed of its slowest pipe, plus the launch itself.
+PIPES = ("dram", "fp32", "l2", "requests", "shared", "atomics")
 
-    A bound-and-bottleneck estimate over the whole grid: the task's bytes through DRAM and its
-    flops through FP32 (the roofline), the sectors the accesses touch through L2, the warp
-    requests through the SMs' load/store pipe, the shared-memory wavefronts (bank conflicts
-    included) and the global atomics' lanes. Latency, contention and overlap are left to the
-    learned model, which predicts the runtime relative to this estimate."""
+
+def pipe_times(a: Arch, *, task_bytes: float, flops: float, traffic_bytes: float, global_requests: float,
+               shared_wavefronts: float, atomic_ops: float) -> dict[str, float]:
+    """Seconds each pipe needs for one launch's work at its measured rate (keys: PIPES): the task's
+    bytes through DRAM and its flops through FP32 (the roofline's two), the sectors the accesses
+    touch through L2, the warp requests through the SMs' load/store pipe, the shared-memory
+    wavefronts (bank conflicts included) and the global atomics' lanes."""
     sm_clk = a.sm_count * a.clock_hz
     l2 = a.l2_bytes_per_s or 1.7 * a.dram_bytes_per_s
     atomic = a.atomic_ops_per_s or _ATOMIC_OPS_PER_SM_CLK * sm_clk
-    return a.launch_s + max(roofline_seconds(a, task_bytes, flops), traffic_bytes / l2,
-                            global_requests / (a.global_requests_per_sm_clk * sm_clk),
-                            shared_wavefronts / (a.shared_wavefronts_per_sm_clk * sm_clk), atomic_ops / atomic)
+    return {"dram": task_bytes / a.dram_bytes_per_s, "fp32": flops / a.fp32_flops_per_s,
+            "l2": traffic_bytes / l2, "requests": global_requests / (a.global_requests_per_sm_clk * sm_clk),
+            "shared": shared_wavefronts / (a.shared_wavefronts_per_sm_clk * sm_clk), "atomics": atomic_ops / atomic}
+
+
+def time_estimate(a: Arch, *, task_bytes: float, flops: float, traffic_bytes: float, global_requests: float,
+                  shared_wavefronts: float, atomic_ops: float) -> float:
+    """Seconds for one launch if it ran at the speed of its slowest pipe (`pipe_times`), plus the
+    launch itself: a bound-and-bottleneck estimate over the whole grid. Latency, contention and
+    overlap are left to the learned model, which predicts the runtime relative to this estimate."""
+    return a.launch_s + max(pipe_times(a, task_bytes=task_bytes, flops=flops, traffic_bytes=traffic_bytes,
+                                       global_requests=global_requests, shared_wavefronts=shared_wavefronts,
+                                       atomic_ops=atomic_ops).values())
 
 
 # ------------------------------------------------------------------ per-lane evaluation
@@ -671,17 +681,17 @@ def access_symbols(access, memo: dict | None = None) -> set[str]:
         for g in access.guards:
             needed |= S.symbols(g)
         for lp in access.loops:
-            needed |= _loop_symbols(lp)
+            needed |= loop_symbols(lp)
         return needed
     for item in access.guards + access.loops:
         got = memo.get(id(item))
         if got is None or got[0] is not item:
-            got = memo[id(item)] = (item, _loop_symbols(item) if isinstance(item, Loop) else S.symbols(item))
+            got = memo[id(item)] = (item, loop_symbols(item) if isinstance(item, Loop) else S.symbols(item))
         needed |= got[1]
     return needed
 
 
-def _loop_symbols(lp: Loop) -> set[str]:
+def loop_symbols(lp: Loop) -> set[str]:
     return S.symbols(lp.init) | (S.symbols(lp.cond) if lp.cond else set()) | (
         S.symbols(lp.step[1]) if lp.step else set())
 
@@ -849,7 +859,7 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
         for g in guards:
             needed |= S.symbols(g)
         for lp in loops:
-            needed |= _loop_symbols(lp)
+            needed |= loop_symbols(lp)
     cache = cache or PointCache()
     if given_needed:
         env, _, key = cache.bind(launch, needed, defaults, MAX_THREADS)

@@ -18,9 +18,10 @@ from typing import Mapping
 import numpy as np
 
 from analyzer import models
+from analyzer import symbolic as S
 from analyzer.lint import FileResult, LaunchSpec, LintSettings, lint_source, split_name_expression
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Features that only ptxas (or the measured row, which carries the same compiler's
 # numbers) gives. Training shows the model rows with and without them.
@@ -53,6 +54,15 @@ FEATURE_NAMES: tuple[str, ...] = (
     "regs_ptxas", "spill_bytes", "log_spill_bytes", "stack_bytes", "occupancy_ptxas",
     # the slowest pipe's time (models.time_estimate): the base of the log_estimate target
     "log_time_estimate_s",
+    # each pipe's time over the estimate (log10; 0 for the slowest): which pipe binds, and how near
+    # the others come. Trees split on one feature at a time, so the ratios are given, not left to find.
+    *(f"pipe_{p}" for p in models.PIPES),
+    # what the pipes leave out, per SM-clock of the estimate (log10): rounds of a warp's global
+    # requests times the waves (latency: each round waits for memory unless other warps cover it),
+    # and warps arriving at barriers
+    "request_rounds_per_clk", "log_barrier_warps", "barrier_warps_per_clk",
+    # requests of accesses under a data-dependent condition (left out of the estimate: they may not run)
+    "log_data_guarded_requests",
     # how much of this is known
     "accesses", "unknown_accesses", "unknown_share", "assumed_params",
     # findings
@@ -212,6 +222,22 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     v["log_atomic_ops"] = _log1(atomic_ops)
     # unknown global accesses at their ideal traffic (a lower bound, as the estimate is)
     traffic_all = traffic + blocks * 32.0 * sum(r * (x.elem_size or 4) for x, r in unknown if x.space == "global")
+    # Accesses under a data-dependent condition (`if (count != 0) atomicAdd(...)`) may not run at
+    # all: the estimate, a lower bound, leaves them out (the lane models count such a guard as
+    # true); the model sees how many requests they are.
+    guarded = [(x, e) for x, e in gl + gs + ga + sl + ss if any(S.is_unknown(g) for g in x.guards)]
+    guarded_u = [(x, r) for x, r in unknown if any(S.is_unknown(g) for g in x.guards)]
+    g_glob = [(x, e) for x, e in guarded if x.space == "global"]
+    dg_traffic = 32.0 * (sum(e.units for _, e in g_glob)
+                         + sum(r * (x.elem_size or 4) for x, r in guarded_u if x.space == "global"))
+    dg_requests = (sum(e.requests for _, e in g_glob)
+                   + sum(r for x, r in guarded_u if x.space == "global"))
+    dg_wavefronts = (sum(e.units for x, e in guarded if x.space == "shared")
+                     + sum(r for x, r in guarded_u if x.space == "shared"))
+    dg_atomics = (sum(e.active_lanes * e.requests for x, e in g_glob if x.kind == "atomic")
+                  + 32.0 * sum(r for x, r in guarded_u if x.space == "global" and x.kind == "atomic"))
+    v["log_data_guarded_requests"] = _log1(blocks * (sum(e.requests for _, e in guarded)
+                                                     + sum(r for _, r in guarded_u)))
     shared = ctx.static_shared_bytes + ctx.launch_smem
     v["shared_bytes"] = shared
     v["log_shared_bytes"] = _log1(shared)
@@ -220,6 +246,12 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     ka = ctx.accesses
     v["barriers"] = len(ka.barriers)
     v["barriers_in_loops"] = sum(1 for b in ka.barriers if b.loops)
+    barrier_warps = 0.0   # warps arriving at barriers per block, over the loops' iterations
+    for b in ka.barriers[:16]:
+        try:
+            barrier_warps += ctx.warp_arrivals(b)
+        except Exception:  # noqa: BLE001 - an unevaluable loop: that barrier is not counted
+            pass
     v["branches"] = len(ka.branches)
     div = 0
     for b in ka.branches[:32]:   # a cap: each check evaluates the condition over sampled iterations
@@ -263,11 +295,23 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     v["log_task_flops"] = _log1(task_flops)
     v["log_intensity"] = _log(task_flops / task_bytes) if task_bytes and task_flops else math.nan
     roof = models.roofline_seconds(a, task_bytes or 0.0, task_flops or 0.0)
-    estimate_s = models.time_estimate(
-        a, task_bytes=task_bytes or 0.0, flops=task_flops or 0.0, traffic_bytes=traffic_all,
-        global_requests=blocks * (g_req + s_req + u_gl + u_gs), shared_wavefronts=blocks * (units + u_sh),
-        atomic_ops=atomic_ops)
+    pipes = models.pipe_times(
+        a, task_bytes=task_bytes or 0.0, flops=task_flops or 0.0,
+        traffic_bytes=max(0.0, traffic_all - blocks * dg_traffic),
+        global_requests=blocks * max(0.0, g_req + s_req + u_gl + u_gs - dg_requests),
+        shared_wavefronts=blocks * max(0.0, units + u_sh - dg_wavefronts),
+        atomic_ops=max(0.0, atomic_ops - blocks * dg_atomics))
+    estimate_s = a.launch_s + max(pipes.values())   # models.time_estimate
     v["log_time_estimate_s"] = math.log10(estimate_s)
+    for name, t in pipes.items():
+        v[f"pipe_{name}"] = _log(t / estimate_s)
+    clocks = estimate_s * a.clock_hz
+    waves = math.ceil(v["waves"]) if v["waves"] > 1 else 1
+    rounds = (g_req + s_req + u_gl + u_gs) * 32.0 / max(1, threads) * waves
+    v["request_rounds_per_clk"] = _log(rounds / clocks)
+    arrivals = blocks * barrier_warps
+    v["log_barrier_warps"] = _log1(arrivals)
+    v["barrier_warps_per_clk"] = _log(arrivals / a.sm_count / clocks)
     roofline_s = roof if roof > 0 else 1e-6
     v["log_roofline_s"] = math.log10(roofline_s)
     v["traffic_over_task"] = traffic / task_bytes if task_bytes else math.nan

@@ -180,6 +180,11 @@ def test_time_estimate_is_the_slowest_pipe_plus_the_launch():
     # an arch with no measured L2 rate takes 1.7x its DRAM bandwidth
     a80 = models.arch("sm_80")
     assert models.time_estimate(a80, **{**zero, "traffic_bytes": 3.4e12}) == pytest.approx(1.0 + a80.launch_s)
+    # pipe_times gives each pipe's seconds, the estimate's inputs
+    times = models.pipe_times(a, **{**zero, "task_bytes": 4.3e12, "shared_wavefronts": 0.5 * sm_clk})
+    assert set(times) == set(models.PIPES)
+    assert times["dram"] == pytest.approx(1.0) and times["shared"] == pytest.approx(0.5)
+    assert times["l2"] == times["requests"] == times["atomics"] == times["fp32"] == 0.0
 
 
 HISTOGRAM = """

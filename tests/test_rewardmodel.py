@@ -57,6 +57,55 @@ def test_data_dependent_accesses_still_count_and_the_pipe_estimate_sees_them():
     assert 10 ** saxpy["log_time_estimate_s"] == pytest.approx((12 << 20) / 4.3e12 + 6.4e-6)
 
 
+def test_pipe_features_name_the_binding_pipe():
+    saxpy = F.extract(SAXPY, "saxpy", problem=F.Problem(bytes=12 << 20, flops=2 << 20), **LAUNCH).values
+    # DRAM binds (the estimate's slowest pipe, less the launch); the others are below it
+    assert saxpy["pipe_dram"] == pytest.approx(math.log10(((12 << 20) / 4.3e12) / ((12 << 20) / 4.3e12 + 6.4e-6)))
+    assert all(saxpy[f"pipe_{p}"] < saxpy["pipe_dram"] for p in ("l2", "requests", "fp32"))
+    assert math.isnan(saxpy["pipe_shared"]) and math.isnan(saxpy["pipe_atomics"])   # unused pipes
+    assert saxpy["log_barrier_warps"] == 0.0 and math.isnan(saxpy["barrier_warps_per_clk"])
+
+
+def test_barriers_are_counted_per_warp_and_iteration():
+    src = """
+    __global__ void sums(const float* x, float* y, int n) {
+        __shared__ float s[256];
+        float acc = 0.0f;
+        for (int c = 0; c < 16; ++c) {
+            s[threadIdx.x] = x[c * n + blockIdx.x * 256 + threadIdx.x];
+            __syncthreads();
+            acc += s[255 - threadIdx.x];
+            __syncthreads();
+        }
+        y[blockIdx.x * 256 + threadIdx.x] = acc;
+    }"""
+    v = F.extract(src, "sums", grid=(100, 1, 1), block=(256, 1, 1), args={"n": 25600}).values
+    # 2 barriers x 16 iterations x 8 warps x 100 blocks
+    assert v["log_barrier_warps"] == pytest.approx(math.log10(1 + 2 * 16 * 8 * 100))
+    assert v["barriers"] == 2 and v["barriers_in_loops"] == 2
+
+
+def test_accesses_under_a_data_dependent_condition_are_left_out_of_the_estimate():
+    # a per-block histogram's flush adds only its non-empty bins: how many is up to the data
+    src = """
+    __global__ void flush(const int* local_counts, int* counts) {
+        int c = local_counts[blockIdx.x * 4096 + threadIdx.x];
+        if (c != 0) atomicAdd(&counts[threadIdx.x], c);
+    }"""
+    launch = dict(grid=(4096, 1, 1), block=(1024, 1, 1))
+    v = F.extract(src, "flush", problem=F.Problem(bytes=4 * 4096 * 1024, flops=0), **launch).values
+    always = F.extract(src.replace("if (c != 0) ", ""), "flush", problem=F.Problem(bytes=4 * 4096 * 1024, flops=0),
+                       **launch).values
+    blocks_warps = 4096 * 1024 // 32
+    assert v["log_data_guarded_requests"] == pytest.approx(math.log10(1 + blocks_warps))
+    assert always["log_data_guarded_requests"] == 0.0
+    # both count the atomics as features; only the unconditional one is bound by them
+    assert v["log_atomic_ops"] == always["log_atomic_ops"] == pytest.approx(math.log10(1 + 4096 * 1024))
+    assert always["pipe_atomics"] == pytest.approx(math.log10(4096 * 1024 / 4.93e11 / 10 ** always["log_time_estimate_s"]))
+    assert v["log_time_estimate_s"] < always["log_time_estimate_s"]
+    assert math.isnan(v["pipe_atomics"])
+
+
 def test_unresolved_features_are_named():
     src = """
     __global__ void gather(const int* idx, const float* x, float* y, int n) {

@@ -148,9 +148,11 @@ def test_eval_pipeline_writes_the_report(table, tmp_path):
         assert set(s) == {"surrogate", "surrogate (no ptxas)", "roofline", "pipe estimate", "linear"}
         assert s["roofline"].pairwise == pytest.approx(0.5)       # one time per task: every pair a tie
         assert 0.0 <= s["surrogate"].coverage <= 1.0
+    assert set(result["seeds"]) == {1, 2}                       # the seed check: config.seed + 1, + 2
     out = tmp_path / "EVAL.md"
     text = evaluate.write_markdown(result, table, {}, out)
     assert out.read_text() == text and "## Held-out families" in text and "roofline" in text
+    assert "other seeds (1, 2" in text
     # a section another tool wrote (bench/surrogate_tasks.py) survives the next eval, and is replaced, not repeated
     evaluate.write_section("## RL tasks\nfirst", out)
     evaluate.write_section("## RL tasks\nsecond", out)

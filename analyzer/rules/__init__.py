@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Callable, Iterable
 
 from .. import models
+from .. import symbolic as S
 from ..access import Access, KernelAccesses
 from ..parse import Function, Program
 from ..resources import Resources
@@ -105,6 +106,17 @@ class KernelContext:
                 except Exception:  # noqa: BLE001 - an unevaluable loop or guard: still unknown
                     pass
         return out
+
+    def warp_arrivals(self, barrier) -> float:
+        """Warps arriving at a barrier per block, over its loops' iterations (models.warp_requests
+        on the barrier's loops and guards). Only the reward model's features ask."""
+        needed = self.symbols
+        for item in barrier.guards:
+            needed = needed | S.symbols(item)
+        for lp in barrier.loops:
+            needed = needed | models.loop_symbols(lp)
+        return models.warp_requests(barrier, self.launch, cache=self.points, needed=needed,
+                                    defaults=self.param_defaults, max_iters=self.options.max_iters)
 
     @cached_property
     def _divergent_memo(self) -> dict:

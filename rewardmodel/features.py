@@ -225,8 +225,8 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     # Accesses under a data-dependent condition (`if (count != 0) atomicAdd(...)`) may not run at
     # all: the estimate, a lower bound, leaves them out (the lane models count such a guard as
     # true); the model sees how many requests they are.
-    guarded = [(x, e) for x, e in gl + gs + ga + sl + ss if any(S.is_unknown(g) for g in x.guards)]
-    guarded_u = [(x, r) for x, r in unknown if any(S.is_unknown(g) for g in x.guards)]
+    guarded = [(x, e) for x, e in gl + gs + ga + sl + ss if any(S.has_load(g) for g in x.guards)]
+    guarded_u = [(x, r) for x, r in unknown if any(S.has_load(g) for g in x.guards)]
     g_glob = [(x, e) for x, e in guarded if x.space == "global"]
     dg_traffic = 32.0 * (sum(e.units for _, e in g_glob)
                          + sum(r * (x.elem_size or 4) for x, r in guarded_u if x.space == "global"))

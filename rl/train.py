@@ -352,7 +352,7 @@ def _confirm(core: RewardCore, scheduler: Scheduler | None, tasks: list[Task],
     best measured kernel (its measured baseline, or 1x when nothing of the task is measured):
     - "value" (default): the expected improvement E[(S - best measured)+], S the candidate's
       speedup, log-normal around the surrogate's prediction with the spread the surrogate showed
-      on this run's real answers (`_run_sigma`). A candidate predicted well ahead scores about its
+      on this run's real answers (`_run_sigma`; per task once it has two, `_task_spread`). A candidate predicted well ahead scores about its
       predicted gain, as with "point"; a close runner-up (predicted a little behind the best
       measured kernel) still scores what it may win, in proportion to its task's scale;
     - "point": the predicted gain, zero when not predicted faster than the best measured kernel;
@@ -366,6 +366,7 @@ def _confirm(core: RewardCore, scheduler: Scheduler | None, tasks: list[Task],
     skip: set[str] = set()
     while scheduler.allowance(final=True) > 0:
         sigma = _run_sigma(core)
+        spread = _task_spread(core, sigma) if how == "value" else {}
         pick, best_v = None, 0.0
         for t in tasks:
             cand = _task_state(core, t, believed[t.id], skip)
@@ -374,7 +375,8 @@ def _confirm(core: RewardCore, scheduler: Scheduler | None, tasks: list[Task],
             base, known, todo, iv, k = cand
             if how == "value":
                 bar = base / min(known) if known else 1.0
-                vals = [_lognormal_excess(base / (k * float(p)), sigma, bar) if np.isfinite(p) and p > 0 else 0.0
+                sig = spread.get(t.id, sigma)
+                vals = [_lognormal_excess(base / (k * float(p)), sig, bar) if np.isfinite(p) and p > 0 else 0.0
                         for p in iv.time_ms]
             else:
                 bar = min(known, default=None)
@@ -408,6 +410,25 @@ def _run_sigma(core: RewardCore) -> float:
         return 1.0
     r = np.asarray(r)
     return float(max(1.4826 * np.median(np.abs(r - np.median(r))), 1e-3))
+
+
+def _task_spread(core: RewardCore, pooled: float, prior_answers: float = 2.0) -> dict[str, float]:
+    """Per task, the spread of the surrogate's errors among that task's own answers (around their
+    median: the task factor takes the offset), shrunk toward the run's pooled spread as if it were
+    `prior_answers` more answers. A family the model never saw errs more, within the task too,
+    and its candidates deserve more doubt than the run's well-predicted tasks lend them."""
+    by_task: dict[str, list[float]] = {}
+    for e in core.real_log:
+        if e.get("status") == "ok" and e.get("measured_ms") and e.get("predicted_ms") and \
+                e["measured_ms"] > 0 and e["predicted_ms"] > 0:
+            by_task.setdefault(e.get("task_id"), []).append(math.log(e["measured_ms"] / e["predicted_ms"]))
+    out = {}
+    for tid, r in by_task.items():
+        if len(r) < 2:
+            continue
+        d = np.asarray(r) - np.median(r)
+        out[tid] = float(math.sqrt((float(np.sum(d * d)) + prior_answers * pooled ** 2) / (len(r) + prior_answers)))
+    return out
 
 
 def _task_state(core: RewardCore, t: Task, seen: dict[str, tuple[float, Any]], skip: set[str]):

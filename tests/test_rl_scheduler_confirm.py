@@ -9,7 +9,7 @@ import pytest
 from rewardmodel.surrogate import Interval
 from rl.records import RealAnswer
 from rl.scheduler import Scheduler, SchedulerConfig
-from rl.train import _confirm, _lognormal_excess, _run_sigma
+from rl.train import _confirm, _lognormal_excess, _run_sigma, _task_spread
 
 
 def test_lognormal_excess_matches_monte_carlo_and_the_point_gain():
@@ -37,6 +37,22 @@ def test_run_sigma_is_robust_and_out_of_sample():
     assert _run_sigma(SimpleNamespace(real_log=log + [_entry(0.3, 0.01)])) < 0.3
     # failed runs carry no time
     assert _run_sigma(SimpleNamespace(real_log=log + [_entry(None, 0.01, "wrong_result")])) == pytest.approx(s)
+
+
+def test_task_spread_is_the_tasks_own_error_around_its_offset_shrunk_to_the_run():
+    def e(task, measured, predicted, status="ok"):
+        return {**_entry(measured, predicted, status), "task_id": task}
+    log = [e("new", 1.0, p) for p in (0.2, 1.0, 5.0)]                     # a family the model never saw
+    log += [e("known", 1.0, p) for p in (2.0, 2.1, 1.9)]                  # off by 2x, but consistently
+    log += [e("once", 1.0, 0.1), e("failed", None, 1.0, "wrong_result"), e("failed", None, 1.0, "wrong_result")]
+    pooled = 0.3
+    out = _task_spread(SimpleNamespace(real_log=log), pooled)
+    assert set(out) == {"new", "known"}                                   # one answer, or none ok: the pooled spread
+    # the offset (the task factor's job) is not spread: "known" is near the prior; "new" far above
+    assert out["known"] < pooled
+    d = np.log([5.0, 1.0, 0.2])
+    assert out["new"] == pytest.approx(np.sqrt((np.sum(d ** 2) + 2 * pooled ** 2) / 5))
+    assert out["new"] > 3 * pooled
 
 
 class _Model:

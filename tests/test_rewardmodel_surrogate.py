@@ -130,6 +130,16 @@ __global__ void scale_rows(const float* x, float* y, int rows, int cols) {
     assert rc == 2 and "not found" in capsys.readouterr().err
 
 
+def test_cli_target_choices_are_the_surrogates_targets():
+    # the CLI lists them by hand (importing the surrogate would slow `--help`): they must not drift
+    from rewardmodel.cli import parser
+    from rewardmodel.surrogate import TARGET_BASE
+
+    train = parser()._subparsers._group_actions[0].choices["train"]
+    target = next(a for a in train._actions if a.dest == "target")
+    assert sorted(target.choices) == sorted(TARGET_BASE)
+
+
 def test_default_model_matches_the_schema():
     if not DEFAULT_MODEL.exists():
         pytest.skip("no default model built (make model)")

@@ -144,9 +144,14 @@ def time_estimate(a: Arch, *, task_bytes: float, flops: float, traffic_bytes: fl
     """Seconds for one launch if it ran at the speed of its slowest pipe (`pipe_times`), plus the
     launch itself: a bound-and-bottleneck estimate over the whole grid. Latency, contention and
     overlap are left to the learned model, which predicts the runtime relative to this estimate."""
-    return a.launch_s + max(pipe_times(a, task_bytes=task_bytes, flops=flops, traffic_bytes=traffic_bytes,
-                                       global_requests=global_requests, shared_wavefronts=shared_wavefronts,
-                                       atomic_ops=atomic_ops).values())
+    pipes = pipe_times(a, task_bytes=task_bytes, flops=flops, traffic_bytes=traffic_bytes,
+                       global_requests=global_requests, shared_wavefronts=shared_wavefronts, atomic_ops=atomic_ops)
+    return slowest_pipe_estimate(a, pipes)
+
+
+def slowest_pipe_estimate(a: Arch, pipes: dict[str, float]) -> float:
+    """`time_estimate` from pipe times already computed: the launch plus the slowest pipe."""
+    return a.launch_s + max(pipes.values())
 
 
 # ------------------------------------------------------------------ per-lane evaluation
@@ -671,27 +676,28 @@ def estimate(access: Access, launch: Launch, *, max_iters: int = 8, max_threads:
 
 
 def access_symbols(access, memo: dict | None = None) -> set[str]:
-    """Symbols an access (or a branch: cond instead of address) needs bound.
+    """Symbols an access (or a branch: cond instead of address; or a barrier: its guards and
+    loops only) needs bound.
 
     memo: a dict kept across the accesses of one kernel, so that the guard expressions and
     loops they share (the same objects) are looked at once (S.symbols hashes its argument)."""
-    main = access.address if hasattr(access, "address") else access.cond
-    needed = set(S.symbols(main))
+    main = access.address if hasattr(access, "address") else getattr(access, "cond", None)
+    needed = set(S.symbols(main)) if main is not None else set()
     if memo is None:
         for g in access.guards:
             needed |= S.symbols(g)
         for lp in access.loops:
-            needed |= loop_symbols(lp)
+            needed |= _loop_symbols(lp)
         return needed
     for item in access.guards + access.loops:
         got = memo.get(id(item))
         if got is None or got[0] is not item:
-            got = memo[id(item)] = (item, loop_symbols(item) if isinstance(item, Loop) else S.symbols(item))
+            got = memo[id(item)] = (item, _loop_symbols(item) if isinstance(item, Loop) else S.symbols(item))
         needed |= got[1]
     return needed
 
 
-def loop_symbols(lp: Loop) -> set[str]:
+def _loop_symbols(lp: Loop) -> set[str]:
     return S.symbols(lp.init) | (S.symbols(lp.cond) if lp.cond else set()) | (
         S.symbols(lp.step[1]) if lp.step else set())
 
@@ -859,7 +865,7 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
         for g in guards:
             needed |= S.symbols(g)
         for lp in loops:
-            needed |= loop_symbols(lp)
+            needed |= _loop_symbols(lp)
     cache = cache or PointCache()
     if given_needed:
         env, _, key = cache.bind(launch, needed, defaults, MAX_THREADS)

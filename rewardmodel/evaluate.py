@@ -352,7 +352,7 @@ def verdict(scores: dict[str, Scores]) -> list[str]:
     return out
 
 
-def seed_line(seeds: dict[int, Scores], main: Scores, seed: int) -> list[str]:
+def seed_line(seeds: dict[int, Scores], seed: int) -> list[str]:
     if not seeds:
         return []
     def spread(attr, pct=False):
@@ -415,7 +415,7 @@ def write_markdown(result: dict, table: Table, noise: dict, path: Path = EVAL_MD
         *table_md(result["family"]),
         "",
         *verdict(result["family"]),
-        *seed_line(result.get("seeds") or {}, result["family"]["surrogate"], cfg.seed),
+        *seed_line(result.get("seeds") or {}, cfg.seed),
         *why_missed(result["per_family"]),
         "",
         "Per held-out family (surrogate; Spearman within the family; the roofline's pairwise accuracy is 0.5):",

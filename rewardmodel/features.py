@@ -301,7 +301,7 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
         global_requests=blocks * max(0.0, g_req + s_req + u_gl + u_gs - dg_requests),
         shared_wavefronts=blocks * max(0.0, units + u_sh - dg_wavefronts),
         atomic_ops=max(0.0, atomic_ops - blocks * dg_atomics))
-    estimate_s = a.launch_s + max(pipes.values())   # models.time_estimate
+    estimate_s = models.slowest_pipe_estimate(a, pipes)
     v["log_time_estimate_s"] = math.log10(estimate_s)
     for name, t in pipes.items():
         v[f"pipe_{name}"] = _log(t / estimate_s)

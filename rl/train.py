@@ -352,9 +352,10 @@ def _confirm(core: RewardCore, scheduler: Scheduler | None, tasks: list[Task],
     best measured kernel (its measured baseline, or 1x when nothing of the task is measured):
     - "value" (default): the expected improvement E[(S - best measured)+], S the candidate's
       speedup, log-normal around the surrogate's prediction with the spread the surrogate showed
-      on this run's real answers (`_run_sigma`; per task once it has two, `_task_spread`). A candidate predicted well ahead scores about its
-      predicted gain, as with "point"; a close runner-up (predicted a little behind the best
-      measured kernel) still scores what it may win, in proportion to its task's scale;
+      on this run's real answers (`_run_sigma`; per task once it has two, `_task_spread`). A
+      candidate predicted well ahead scores about its predicted gain, as with "point"; a close
+      runner-up (predicted a little behind the best measured kernel) still scores what it may
+      win, in proportion to its task's scale;
     - "point": the predicted gain, zero when not predicted faster than the best measured kernel;
     - "optimistic": the gain of the interval's optimistic bound."""
     if scheduler is None or core.oracle is None or core.model is None or scheduler.config.budget >= 1.0:
@@ -403,13 +404,18 @@ def _run_sigma(core: RewardCore) -> float:
     used: on families it never saw, and once refitted on a few far-off answers, they span orders of
     magnitude (an 80% interval of 0.002-70 ms for a 0.3 ms kernel), which would make every such
     candidate look worth measuring. Falls back to 1 (a factor e) with fewer than 3 answers."""
-    r = [math.log(e["measured_ms"] / e["predicted_ms"]) for e in core.real_log
-         if e.get("status") == "ok" and e.get("measured_ms") and e.get("predicted_ms")
-         and e["measured_ms"] > 0 and e["predicted_ms"] > 0]
+    r = [err for _, err in _log_errors(core)]
     if len(r) < 3:
         return 1.0
     r = np.asarray(r)
     return float(max(1.4826 * np.median(np.abs(r - np.median(r))), 1e-3))
+
+
+def _log_errors(core: RewardCore) -> list[tuple[str | None, float]]:
+    """(task id, log(measured / predicted)) of each real answer of the run that carries both times."""
+    return [(e.get("task_id"), math.log(e["measured_ms"] / e["predicted_ms"])) for e in core.real_log
+            if e.get("status") == "ok" and e.get("measured_ms") and e.get("predicted_ms")
+            and e["measured_ms"] > 0 and e["predicted_ms"] > 0]
 
 
 def _task_spread(core: RewardCore, pooled: float, prior_answers: float = 2.0) -> dict[str, float]:
@@ -418,10 +424,8 @@ def _task_spread(core: RewardCore, pooled: float, prior_answers: float = 2.0) ->
     `prior_answers` more answers. A family the model never saw errs more, within the task too,
     and its candidates deserve more doubt than the run's well-predicted tasks lend them."""
     by_task: dict[str, list[float]] = {}
-    for e in core.real_log:
-        if e.get("status") == "ok" and e.get("measured_ms") and e.get("predicted_ms") and \
-                e["measured_ms"] > 0 and e["predicted_ms"] > 0:
-            by_task.setdefault(e.get("task_id"), []).append(math.log(e["measured_ms"] / e["predicted_ms"]))
+    for tid, err in _log_errors(core):
+        by_task.setdefault(tid, []).append(err)
     out = {}
     for tid, r in by_task.items():
         if len(r) < 2:

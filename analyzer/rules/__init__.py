@@ -15,7 +15,6 @@ from functools import cached_property
 from typing import Callable, Iterable
 
 from .. import models
-from .. import symbolic as S
 from ..access import Access, KernelAccesses
 from ..parse import Function, Program
 from ..resources import Resources
@@ -110,11 +109,7 @@ class KernelContext:
     def warp_arrivals(self, barrier) -> float:
         """Warps arriving at a barrier per block, over its loops' iterations (models.warp_requests
         on the barrier's loops and guards). Only the reward model's features ask."""
-        needed = self.symbols
-        for item in barrier.guards:
-            needed = needed | S.symbols(item)
-        for lp in barrier.loops:
-            needed = needed | models.loop_symbols(lp)
+        needed = self.symbols | models.access_symbols(barrier, self._symbol_memo)
         return models.warp_requests(barrier, self.launch, cache=self.points, needed=needed,
                                     defaults=self.param_defaults, max_iters=self.options.max_iters)
 

@@ -256,7 +256,7 @@ def analyze(program: Program, kernel: Function, template_args: dict[str, int | s
 class _Walker:
     def __init__(self, program: Program, kernel: Function, template_args: dict[str, int]):
         self.p = program
-        self.text = program.text
+        self.text = program.text     # text(node): Program.text itself (one call less than a method)
         self.k = kernel
         self.out = KernelAccesses(kernel)
         self.g = self.out.graph
@@ -309,9 +309,6 @@ class _Walker:
         if got is None:
             got = self._tuples[key] = tuple(items)
         return got
-
-    def text(self, node) -> str:   # replaced by Program.text itself in __init__ (one call less)
-        return self.p.text(node)
 
     def resolve(self, type_name: str) -> str:
         return self.p.resolve_type(type_name, self.type_args)

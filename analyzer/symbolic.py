@@ -96,7 +96,9 @@ def size(e: Expr) -> int:
     elif t == "?:":
         v = 1 + size(e[1]) + size(e[2]) + size(e[3])
     elif t == "f":
-        v = 1 + sum(size(a) for a in e[2])
+        v = 1
+        for a in e[2]:
+            v += size(a)
     elif t == "ld":
         v = 1 + size(e[2])
     else:
@@ -170,7 +172,9 @@ def has_load(e: Expr) -> bool:
     if t == "?:":
         return has_load(e[1]) or has_load(e[2]) or has_load(e[3])
     if t == "f":
-        return any(has_load(a) for a in e[2])
+        for a in e[2]:
+            if has_load(a):
+                return True
     return False
 
 
@@ -193,7 +197,9 @@ def is_unknown(e: Expr) -> bool:
     elif t == "?:":
         v = is_unknown(e[1]) or is_unknown(e[2]) or is_unknown(e[3])
     elif t == "f":
-        v = e[1] not in _CALLS or any(is_unknown(a) for a in e[2])
+        v = e[1] not in _CALLS
+        for a in e[2]:
+            v = v or is_unknown(a)
     else:
         v = False
     if len(_UNKNOWNS) >= _MEMO_LIMIT:
@@ -376,7 +382,9 @@ def evaluable(e: Expr) -> bool:
         elif t == "?:":
             v = evaluable(e[1]) and evaluable(e[2]) and evaluable(e[3])
         elif t == "f":
-            v = e[1] in _CALLS and all(evaluable(a) for a in e[2])
+            v = e[1] in _CALLS
+            for a in e[2]:
+                v = v and evaluable(a)
         else:
             v = False
     except TypeError:   # a malformed node
@@ -425,7 +433,10 @@ def _ev(e: Expr, env: Mapping[str, Any], memo: dict | None) -> Any:
         else:
             v = np.invert(a) if isinstance(a, np.ndarray) else ~int(a)
     else:
-        v = _CALLS[e[1]](*[_ev(x, env, memo) for x in e[2]])
+        args = []
+        for x in e[2]:
+            args.append(_ev(x, env, memo))
+        v = _CALLS[e[1]](*args)
     if memo is not None:
         if isinstance(v, np.ndarray):
             v.setflags(write=False)   # shared by every later use: nobody may change it in place

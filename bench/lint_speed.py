@@ -142,8 +142,13 @@ def main() -> int:
         bare_python = (time.perf_counter() - t0) / 3
 
     times_ms = sorted(t * 1000 for t in times)
+    from analyzer import _fresh
+
+    compiled = _fresh.compiled_modules()
     result = {
         "machine": machine(),
+        # the analyzer modules setup.py compiles, and whether they ran compiled here
+        "compiled_modules": f"{sum(compiled.values())} of {len(compiled)}",
         "files": len(files),
         "lines_per_file_mean": round(total_lines / len(files), 1),
         "bytes": total_bytes,
@@ -179,6 +184,7 @@ def main() -> int:
         (f"CLI files/s (--jobs 0: {os.cpu_count()} workers)", f"{result['cli_jobs']['files_per_s']}", ""),
         ("cold start s (median)", f"{c['median']}", f"<= {TARGET_COLD_START_S}"),
         ("bare `python -c pass` s", f"{c['bare_python']}", ""),
+        ("compiled analyzer modules (setup.py)", result["compiled_modules"], ""),
     ]
     w = max(len(r[0]) for r in rows)
     print(f"{'metric':<{w}}  {'measured':>16}  target")

@@ -147,9 +147,13 @@ def main(argv=None) -> int:
     real["collection_wall_s_per_row"] = collection_wall_per_row(every)
 
     p50 = pct(lat, 50)
+    from analyzer import _fresh
+
+    compiled = _fresh.compiled_modules()
     out = {
         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                     "python": platform.python_version()},
+        "compiled_modules": f"{sum(compiled.values())} of {len(compiled)}",
         "candidates": len(cands), "distinct_variants": len({(s.family, s.variant) for s in cands}),
         "single_no_ptxas": {"calls_per_s": len(cands) / single_s, "p50_ms": p50, "p90_ms": pct(lat, 90),
                             "p99_ms": pct(lat, 99), "max_ms": pct(lat, 100)},
@@ -178,7 +182,8 @@ def main(argv=None) -> int:
     for name, rate, ms in rows:
         print(f"{name:<58} {rate:>10.1f} {ms:>10.2f}")
     print(f"surrogate p50 is {out['speedup_vs_real_median']:.0f}x cheaper than the median real measurement "
-          f"(target >= 100x, p50 <= 20 ms: {'met' if out['targets']['met'] else 'missed'})")
+          f"(target >= 100x, p50 <= 20 ms: {'met' if out['targets']['met'] else 'missed'}); "
+          f"compiled analyzer modules: {out['compiled_modules']}")
     return 0
 
 

@@ -38,7 +38,10 @@ def test_pre_commit_try_repo(tmp_path):
     (repo / "kernels" / "good.cuh").write_text(GOOD)
     (repo / "notes.txt").write_text("out[x * n + y] is not CUDA here\n")
     _git(repo, "add", ".")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "PRE_COMMIT_COLOR": "never"}
+    # the hook's environment installs the analyzer in pure Python: compiling it (setup.py) would add
+    # ~3 minutes here, and the compiled build is what `make install` and tests/test_compiled.py test
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "PRE_COMMIT_COLOR": "never",
+           "CUDAPERF_PURE_PYTHON": "1"}
     proc = subprocess.run(["pre-commit", "try-repo", str(ROOT), "cudaperf-lint", "--all-files"], cwd=repo, env=env,
                           capture_output=True, text=True, timeout=900)
     out = proc.stdout + proc.stderr

@@ -1,0 +1,79 @@
+"""Which of a module's two forms to import: its source, or the compiled module built from it.
+
+An install compiles the analyzer's hot modules (setup.py) next to their sources, and Python
+imports a compiled module before a source of the same name. One older than its source was built
+before an edit (or a checkout): importing it would run old code, so the source is imported
+instead until the next install. CUDAPERF_PURE_PYTHON=1 imports every source (A/B checks).
+"""
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+PACKAGES = ("analyzer",)   # the packages setup.py compiles modules of
+_SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+_PREFIXES = tuple(p + "." for p in PACKAGES)
+
+
+def compiled_path(source: str) -> str | None:
+    """The compiled module beside `source` (a .py path), if there is one."""
+    stem = source[:-3]
+    for suffix in _SUFFIXES:
+        if os.path.exists(stem + suffix):
+            return stem + suffix
+    return None
+
+
+def use_source(source: str) -> bool:
+    """Whether to import `source` rather than the compiled module beside it (there is one)."""
+    if os.environ.get("CUDAPERF_PURE_PYTHON"):
+        return True
+    compiled = compiled_path(source)
+    try:
+        return compiled is not None and os.stat(compiled).st_mtime < os.stat(source).st_mtime
+    except OSError:
+        return True
+
+
+class SourceWhenStale:
+    """A meta-path finder: for the package's modules that have a compiled form, the source's spec
+    when `use_source` says so; else nothing (the normal import, compiled if it exists)."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if not path or not name.startswith(_PREFIXES):
+            return None
+        leaf = name.rpartition(".")[2]
+        for d in path:
+            module = os.path.join(d, leaf + ".py")
+            package = os.path.join(d, leaf, "__init__.py")
+            for source, locations in ((module, None), (package, [os.path.join(d, leaf)])):
+                if compiled_path(source) is None:
+                    continue
+                if not use_source(source):
+                    return None
+                return importlib.util.spec_from_file_location(name, source, submodule_search_locations=locations)
+        return None
+
+
+def install() -> None:
+    """Put the finder first on the import path (the packages' __init__ call this)."""
+    if SourceWhenStale not in sys.meta_path:
+        sys.meta_path.insert(0, SourceWhenStale)
+
+
+def compiled_modules() -> dict[str, bool]:
+    """Module name -> whether it runs compiled, for the package's modules loaded now that have a
+    compiled form (for reports: the benchmarks record it)."""
+    out = {}
+    for name, mod in sorted(sys.modules.items()):
+        if name not in PACKAGES and not name.startswith(_PREFIXES):
+            continue
+        f = getattr(mod, "__file__", None) or ""
+        if f.endswith(_SUFFIXES):
+            out[name] = True
+        elif f.endswith(".py") and compiled_path(f) is not None:
+            out[name] = False
+    return out

@@ -1,0 +1,59 @@
+"""Optional compiled build of the analyzer's hot modules (everything else is in pyproject.toml).
+
+The lint path is pure Python. At install, Cython compiles the modules below from the same .py
+files (unchanged: `analyzer/symbolic.pxd` only declares C types for the recursive helpers) into
+extension modules that Python imports instead of the sources: ~1.25x the lint speed. Without a C
+compiler or Cython, or with CUDAPERF_PURE_PYTHON=1, the install is pure Python and gives the same
+results. A compiled module older than its source is ignored (analyzer/_fresh.py).
+"""
+import os
+import shutil
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+COMPILED = [
+    "analyzer/_records.py", "analyzer/symbolic.py", "analyzer/access.py", "analyzer/models.py",
+    "analyzer/parse.py", "analyzer/lint.py", "analyzer/suppress.py", "analyzer/resources.py",
+    "analyzer/rules/__init__.py", "analyzer/rules/control.py", "analyzer/rules/memory.py",
+    "analyzer/rules/shared.py", "analyzer/rules/occupancy.py", "analyzer/rules/precision.py",
+    "analyzer/rules/parsing.py",
+]
+
+
+def extensions():
+    if os.environ.get("CUDAPERF_PURE_PYTHON"):
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        return []
+    exts = cythonize(COMPILED, quiet=True, compiler_directives={
+        "language_level": 3,
+        # annotations document; they do not narrow what the code accepts (numpy ints pass for int)
+        "annotation_typing": False,
+    })
+    for e in exts:
+        e.optional = True      # a failed C build leaves that module in pure Python
+    return exts
+
+
+class IncrementalBuildExt(build_ext):
+    """An editable install (pip install -e, run by `make test`) builds in a fresh temporary
+    directory each time, so every module would be compiled again (~80 s). A compiled module
+    beside its source that is newer than its generated C file (cythonize regenerates that only
+    for a changed source) is reused instead."""
+
+    def build_extension(self, ext):
+        c_file = next((s for s in ext.sources if s.endswith(".c")), None)
+        built = self.get_ext_filename(ext.name)     # beside the source, relative to this folder
+        target = self.get_ext_fullpath(ext.name)
+        if c_file and os.path.exists(built) and os.path.abspath(built) != os.path.abspath(target) and \
+                os.path.getmtime(built) >= os.path.getmtime(c_file):
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copy2(built, target)
+            return
+        super().build_extension(ext)
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": IncrementalBuildExt})

@@ -1,0 +1,102 @@
+"""The compiled analyzer modules (setup.py): an edited source wins over a stale compiled module,
+and compiled and pure-Python runs give the same answers."""
+from __future__ import annotations
+
+import importlib.machinery
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analyzer import _fresh
+
+ROOT = Path(__file__).resolve().parents[1]
+SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
+
+
+def _pair(d: Path, stem: str, source_newer: bool) -> Path:
+    """A source and a (dummy, never imported) compiled module beside it, one older than the other."""
+    src, compiled = d / f"{stem}.py", d / f"{stem}{SUFFIX}"
+    src.parent.mkdir(parents=True, exist_ok=True)
+    src.write_text("X = 1\n")
+    compiled.write_bytes(b"not a real extension module")
+    old, new = 1_000_000_000, 1_000_000_100
+    os.utime(src, (new, new) if source_newer else (old, old))
+    os.utime(compiled, (old, old) if source_newer else (new, new))
+    return src
+
+
+def test_use_source_when_the_compiled_module_is_older(tmp_path, monkeypatch):
+    monkeypatch.delenv("CUDAPERF_PURE_PYTHON", raising=False)
+    assert _fresh.use_source(str(_pair(tmp_path, "stale", source_newer=True)))
+    assert not _fresh.use_source(str(_pair(tmp_path, "fresh", source_newer=False)))
+    monkeypatch.setenv("CUDAPERF_PURE_PYTHON", "1")
+    assert _fresh.use_source(str(_pair(tmp_path / "b", "fresh", source_newer=False)))
+
+
+def test_finder_gives_the_source_of_a_stale_module_and_package(tmp_path, monkeypatch):
+    monkeypatch.delenv("CUDAPERF_PURE_PYTHON", raising=False)
+    stale = _pair(tmp_path, "stale", source_newer=True)
+    _pair(tmp_path, "fresh", source_newer=False)
+    pkg = _pair(tmp_path / "pkg", "__init__", source_newer=True)
+    (tmp_path / "plain.py").write_text("X = 1\n")
+    find = _fresh.SourceWhenStale.find_spec
+    spec = find("analyzer.stale", [str(tmp_path)])
+    assert spec is not None and spec.origin == str(stale)
+    spec = find("analyzer.pkg", [str(tmp_path)])
+    assert spec is not None and spec.origin == str(pkg)
+    assert spec.submodule_search_locations == [str(tmp_path / "pkg")]
+    assert find("analyzer.fresh", [str(tmp_path)]) is None     # the normal import: compiled
+    assert find("analyzer.plain", [str(tmp_path)]) is None     # no compiled form: the normal import
+    assert find("other.stale", [str(tmp_path)]) is None        # not ours
+    assert _fresh.SourceWhenStale in sys.meta_path
+
+
+def _run(code: str, pure: bool) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "CUDAPERF_PURE_PYTHON"}
+    if pure:
+        env["CUDAPERF_PURE_PYTHON"] = "1"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+_LINT = """
+import json, sys
+from pathlib import Path
+import analyzer.examples as ex
+from analyzer import _fresh
+from analyzer.lint import lint_source
+out = {"compiled": _fresh.compiled_modules(), "files": {}}
+paths = sorted(Path(ex.DIR).glob("*.cu")) + sorted(Path("corpus/handwritten/kernels").glob("*.cu"))
+for p in paths:
+    r = lint_source(p.read_bytes(), str(p))
+    out["files"][str(p)] = [repr(f) for f in r.findings] + [repr(k) for k in r.kernels]
+print(json.dumps(out))
+"""
+
+_FEATURES = """
+import json, math
+from corpus.families import all_samples
+from analyzer import _fresh
+from rewardmodel.dataset import sample_features
+samples = all_samples()[::7]
+rows = [[None if math.isnan(x) else x for x in sample_features(s).vector().tolist()] for s in samples]
+print(json.dumps({"compiled": _fresh.compiled_modules(), "rows": rows}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code", [_LINT, _FEATURES], ids=["lint", "features"])
+def test_compiled_and_pure_python_agree(code):
+    compiled = json.loads(_run(code, pure=False))
+    if not any(compiled["compiled"].values()):
+        pytest.skip("no compiled analyzer modules in this install (pure Python only)")
+    pure = json.loads(_run(code, pure=True))
+    assert not any(pure["compiled"].values())
+    body = {k: v for k, v in compiled.items() if k != "compiled"}
+    assert body == {k: v for k, v in pure.items() if k != "compiled"}

@@ -12,6 +12,7 @@ and refuses to load against a different schema.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -171,10 +172,15 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     # ---- accesses
     acc = ctx.accesses.accesses
     est = ctx.estimates
-    def pick(space, kinds):
-        return [(x, e) for x, e in zip(acc, est) if x.space == space and x.kind in kinds and e is not None]
-    gl, gs, ga = pick("global", ("load",)), pick("global", ("store",)), pick("global", ("atomic",))
-    sl, ss = pick("shared", ("load",)), pick("shared", ("store", "atomic"))
+    # the estimated accesses by space and kind, each list in the accesses' order (one pass)
+    gl, gs, ga, sl, ss = [], [], [], [], []
+    for x, e in zip(acc, est):
+        if e is None:
+            continue
+        if x.space == "global":
+            (gl if x.kind == "load" else gs if x.kind == "store" else ga if x.kind == "atomic" else []).append((x, e))
+        elif x.space == "shared":
+            (sl if x.kind == "load" else ss if x.kind in ("store", "atomic") else []).append((x, e))
 
     def per_req(pairs):
         req = sum(e.requests for _, e in pairs)
@@ -198,7 +204,7 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     v["log_global_req_per_thread"] = _log1((g_req + s_req) * 32.0 / max(1, threads))
     gsizes = [x.elem_size for x in acc if x.space == "global" and x.elem_size]
     v["max_elem_size"] = max(gsizes) if gsizes else math.nan
-    v["mean_elem_size"] = float(np.mean(gsizes)) if gsizes else math.nan
+    v["mean_elem_size"] = sum(gsizes) / len(gsizes) if gsizes else math.nan   # small ints: exact, as np.mean
     lanes = [(e.active_lanes, e.requests) for _, e in gl + gs + ga if e.requests]
     v["active_lanes"] = sum(l * r for l, r in lanes) / sum(r for _, r in lanes) if lanes else math.nan
     sh_l, _, sh_lreq = per_req(sl)
@@ -280,8 +286,9 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
         unresolved.append(f"parameters without a value (assumed {models.DEFAULT_PARAM_VALUE}): {', '.join(summ.assumed)}")
 
     # ---- findings
+    counts = Counter(f.code for f in lint.findings if f.kernel == base)
     for code in FINDING_CODES:
-        v[f"n_{code}"] = sum(1 for f in lint.findings if f.code == code and f.kernel == base)
+        v[f"n_{code}"] = counts.get(code, 0)
 
     # ---- problem and roofline
     task_bytes, task_flops = problem.bytes, problem.flops

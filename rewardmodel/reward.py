@@ -20,7 +20,6 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Mapping
 
-import numpy as np
 
 from . import features as F
 
@@ -153,9 +152,11 @@ def hacking_gates(program, kernel_name: str, accesses, reference_names=()) -> di
         gates["no_reference_call"] = Gate(True)
     # 4. no timers, streams or events
     timers = {m.group(0) for m in _TIMERS.finditer(text)} if any(w in text for w in _TIMER_WORDS) else set()
-    # PTX special registers live inside asm("...") strings, which `text` blanks
-    asm_text = _COMMENT_ONLY.sub(" ", program.source.decode("utf-8", "replace"))
-    timers |= set(_PTX_TIMERS.findall(asm_text))
+    # PTX special registers live inside asm("...") strings, which `text` blanks (looked for only
+    # where the source holds their literal part)
+    source = program.source.decode("utf-8", "replace")
+    if "%globaltimer" in source or "%clock" in source:
+        timers |= set(_PTX_TIMERS.findall(_COMMENT_ONLY.sub(" ", source)))
     timers = sorted(timers)
     gates["no_timers_streams"] = Gate(False, "touches " + ", ".join(timers)) if timers else Gate(True)
     return gates
@@ -309,7 +310,7 @@ def finish(br: Breakdown, config: RewardConfig) -> Breakdown:
     behind a failed gate, else the weighted sum of the known terms."""
     if br.time_ms and br.baseline_ms:
         s = math.log(br.baseline_ms / br.time_ms)
-        br.terms["speed"] = Term(float(np.clip(s, -config.speed_clip, config.speed_clip)), config.w_speed,
+        br.terms["speed"] = Term(float(min(max(s, -config.speed_clip), config.speed_clip)), config.w_speed,
                                  f"{br.baseline_ms / br.time_ms:.2f}x the baseline ({br.speed_source})")
     else:
         br.terms["speed"] = Term(None, config.w_speed, "no baseline time" if br.time_ms else "no time")

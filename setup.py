@@ -2,7 +2,7 @@
 
 The lint path is pure Python. At install, Cython compiles the modules below from the same .py
 files (unchanged: `analyzer/symbolic.pxd` only declares C types for the recursive helpers) into
-extension modules that Python imports instead of the sources: ~1.25x the lint speed. Without a C
+extension modules that Python imports instead of the sources: ~1.2x the lint speed. Without a C
 compiler or Cython, or with CUDAPERF_PURE_PYTHON=1, the install is pure Python and gives the same
 results. A compiled module older than its source is ignored (analyzer/_fresh.py).
 """

@@ -26,11 +26,12 @@ def compiled_path(source: str) -> str | None:
     return None
 
 
-def use_source(source: str) -> bool:
-    """Whether to import `source` rather than the compiled module beside it (there is one)."""
+def use_source(source: str, compiled: str | None = None) -> bool:
+    """Whether to import `source` rather than the compiled module beside it (there is one;
+    `compiled`: its path, when the caller has looked it up already)."""
     if os.environ.get("CUDAPERF_PURE_PYTHON"):
         return True
-    compiled = compiled_path(source)
+    compiled = compiled or compiled_path(source)
     try:
         return compiled is not None and os.stat(compiled).st_mtime < os.stat(source).st_mtime
     except OSError:
@@ -50,9 +51,10 @@ class SourceWhenStale:
             module = os.path.join(d, leaf + ".py")
             package = os.path.join(d, leaf, "__init__.py")
             for source, locations in ((module, None), (package, [os.path.join(d, leaf)])):
-                if compiled_path(source) is None:
+                compiled = compiled_path(source)
+                if compiled is None:
                     continue
-                if not use_source(source):
+                if not use_source(source, compiled):
                     return None
                 return importlib.util.spec_from_file_location(name, source, submodule_search_locations=locations)
         return None

@@ -20,7 +20,6 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Mapping
 
-
 from . import features as F
 
 # Identifiers a candidate has no business touching: timers, streams, events, host sync.

@@ -51,4 +51,4 @@ model:
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache bench/results/*.tmp
-	find analyzer \( -name '*.so' -o -name '*.c' -o -name '*.html' \) -delete   # the compiled modules (setup.py)
+	find analyzer rewardmodel \( -name '*.so' -o -name '*.c' -o -name '*.html' \) -delete   # the compiled modules (setup.py)

@@ -1,10 +1,13 @@
-"""Optional compiled build of the analyzer's hot modules (everything else is in pyproject.toml).
+"""Optional compiled build of the analyzer's hot modules and two C loops (everything else is in
+pyproject.toml).
 
 The lint path is pure Python. At install, Cython compiles the modules below from the same .py
 files (unchanged: `analyzer/symbolic.pxd` only declares C types for the recursive helpers) into
-extension modules that Python imports instead of the sources: ~1.2x the lint speed. Without a C
-compiler or Cython, or with CUDAPERF_PURE_PYTHON=1, the install is pure Python and gives the same
-results. A compiled module older than its source is ignored (analyzer/_fresh.py).
+extension modules that Python imports instead of the sources: ~1.2x the lint speed. Two .pyx
+files are C loops with a numpy twin in the module that uses them: the lane models' per-warp
+counts (analyzer/_lanes.pyx) and the surrogate's few-row tree walk (rewardmodel/_forest.pyx).
+Without a C compiler or Cython, or with CUDAPERF_PURE_PYTHON=1, the install is pure Python and
+gives the same results. A compiled module older than its source is ignored (analyzer/_fresh.py).
 """
 import os
 import shutil
@@ -18,6 +21,8 @@ COMPILED = [
     "analyzer/rules/__init__.py", "analyzer/rules/control.py", "analyzer/rules/memory.py",
     "analyzer/rules/shared.py", "analyzer/rules/occupancy.py", "analyzer/rules/precision.py",
     "analyzer/rules/parsing.py",
+    # C loops with a numpy twin in the module that imports them (analyzer/_fresh.py: accelerator)
+    "analyzer/_lanes.pyx", "rewardmodel/_forest.pyx",
 ]
 
 

@@ -12,7 +12,7 @@ import importlib.util
 import os
 import sys
 
-PACKAGES = ("analyzer",)   # the packages setup.py compiles modules of
+PACKAGES = ("analyzer",)   # the packages setup.py compiles .py modules of
 _SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 _PREFIXES = tuple(p + "." for p in PACKAGES)
 
@@ -52,11 +52,33 @@ class SourceWhenStale:
             package = os.path.join(d, leaf, "__init__.py")
             for source, locations in ((module, None), (package, [os.path.join(d, leaf)])):
                 compiled = compiled_path(source)
-                if compiled is None:
+                if compiled is None or not os.path.exists(source):   # a helper built from a .pyx: see accelerator
                     continue
                 if not use_source(source, compiled):
                     return None
                 return importlib.util.spec_from_file_location(name, source, submodule_search_locations=locations)
+        return None
+
+
+def accelerator(module: str):
+    """A compiled helper built from a .pyx (analyzer/_lanes.pyx -> analyzer._lanes), imported; or
+    None where it was not built, was built before an edit of its .pyx, or CUDAPERF_PURE_PYTHON is
+    set. Such helpers have no Python form: their callers keep a numpy version of the same code."""
+    if os.environ.get("CUDAPERF_PURE_PYTHON"):
+        return None
+    package, _, leaf = module.rpartition(".")
+    stem = os.path.join(os.path.dirname(sys.modules[package].__file__), leaf)
+    compiled = compiled_path(stem + ".py")
+    if compiled is None:
+        return None
+    try:
+        if os.stat(compiled).st_mtime < os.stat(stem + ".pyx").st_mtime:
+            return None
+    except FileNotFoundError:   # an installed wheel carries no .pyx: nothing to be stale against
+        pass
+    try:
+        return importlib.import_module(module)
+    except ImportError:         # built for another Python, say
         return None
 
 

@@ -129,7 +129,20 @@ class FileOutcome:
 
 
 def lint_file(job: FileJob) -> FileOutcome:
-    """Read and lint one file (a .cu/.cuh file, or the CUDA strings of a .py file)."""
+    """Read and lint one file (a .cu/.cuh file, or the CUDA strings of a .py file). A bug of ours
+    that a file sets off is that file's one-line error: the other files' results still count."""
+    try:
+        return _lint_file(job)
+    except ParserUnavailable:   # the whole run cannot proceed: main says so once
+        raise
+    except Exception as exc:    # noqa: BLE001 -- any internal error, reported per file
+        import traceback
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        return FileOutcome(error=InputError(str(job.path), f"internal error, please report: {type(exc).__name__}: "
+                                            f"{exc} (at {Path(where.filename).name}:{where.lineno})"))
+
+
+def _lint_file(job: FileJob) -> FileOutcome:
     from .lint import FileResult, lint_source
     from .pyextract import extract
 

@@ -18,8 +18,12 @@ from typing import Iterator, Mapping
 import numpy as np
 from ._records import fast_init
 
+from . import _fresh
 from . import symbolic as S
 from .access import Access, Loop
+
+# the lane models' counts as C loops where they were built (setup.py); else the numpy code below
+_lanes = _fresh.accelerator("analyzer._lanes")
 
 Dim3 = tuple[int, int, int]
 
@@ -574,9 +578,19 @@ def _warps(x: np.ndarray, n: int) -> np.ndarray:
 
 def global_sectors(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per warp: requests (0/1), sectors touched, and the ideal sector count."""
+    size = max(1, size)
     n = addr.shape[0]
-    a = _warps(addr.astype(np.int64), n)
+    a = _warps(addr.astype(np.int64, copy=False), n)
     m = _warps(active, n)
+    if _lanes is not None and size <= 32:
+        out = np.empty((3, a.shape[0]))
+        _lanes.global_sectors(a.reshape(-1), m.reshape(-1).view(np.uint8), size, out[0], out[1], out[2])
+        return out[0], out[1], out[2]
+    return _global_sectors(a, m, size)
+
+
+def _global_sectors(a: np.ndarray, m: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """global_sectors in numpy, on (warps, 32) addresses and active lanes (the C loops' reference)."""
     first = a // 32
     if size == 1 or (32 % size == 0 and not _any(a & (size - 1), axis=None)):
         # naturally aligned elements no wider than a sector sit in one sector each (the usual
@@ -585,9 +599,9 @@ def global_sectors(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[np.
     else:
         last = (a + size - 1) // 32
         spans = [first, last]
-        # elements wider than a sector (double4) cover every sector between first and last
-        for extra in range(1, max(0, (size - 1) // 32)):
-            spans.append(first + extra)
+        # an element wider than a sector covers every sector from its first to its last
+        for extra in range(1, (size + 30) // 32):
+            spans.append(np.minimum(first + extra, last))
         sectors = _distinct_per_row(np.concatenate(spans, axis=1), np.concatenate([m] * len(spans), axis=1))
     distinct_elems = _distinct_per_row(a, m)
     ideal = np.ceil(distinct_elems * size / 32.0)
@@ -595,15 +609,40 @@ def global_sectors(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[np.
     return requests, sectors.astype(np.float64), ideal
 
 
+_SHARED_SIZES = (1, 2, 4, 8, 16)   # the widths of one shared-memory instruction (LDS/STS)
+
+
 def shared_wavefronts(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per warp: requests (0/1), wavefronts, and the conflict-free wavefront count."""
+    """Per warp: requests (0/1), wavefronts, and the conflict-free wavefront count.
+
+    An access of another width (a 12-byte float3, a 32-byte double4) is several instructions:
+    the widest that divides it, each at its offset; their wavefronts add up."""
+    size = max(1, size)
     n = addr.shape[0]
-    a = _warps(addr.astype(np.int64), n)
+    a = _warps(addr.astype(np.int64, copy=False), n)
     m = _warps(active, n)
+    if size in _SHARED_SIZES:
+        return _shared_piece(a, m, size)
+    piece = next(p for p in (16, 8, 4, 2, 1) if size % p == 0)
+    parts = [_shared_piece(a + k * piece, m, piece) for k in range(size // piece)]
+    return parts[0][0], sum(p[1] for p in parts), sum(p[2] for p in parts)
+
+
+def _shared_piece(a: np.ndarray, m: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if _lanes is not None:
+        out = np.empty((3, a.shape[0]))
+        _lanes.shared_wavefronts(a.reshape(-1), m.reshape(-1).view(np.uint8), size, out[0], out[1], out[2])
+        return out[0], out[1], out[2]
+    return _shared_wavefronts(a, m, size)
+
+
+def _shared_wavefronts(a: np.ndarray, m: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """shared_wavefronts in numpy for one instruction's width, on (warps, 32) addresses and
+    active lanes (the C loops' reference)."""
     if size <= 4:
         return _shared_words(a // 4, m)
-    words_per_lane = max(1, size // 4)
-    lanes_per_phase = 32 if size <= 4 else max(1, 128 // size)
+    words_per_lane = size // 4
+    lanes_per_phase = 128 // size
     phases = 32 // lanes_per_phase
     w = a.shape[0]
     word0 = a // 4

@@ -28,7 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
+from analyzer._fresh import accelerator
+
 from . import features as F
+
+# the few-row tree walk as a C loop where it was built (setup.py); else _Forest's numpy walk
+_forest_c = accelerator("rewardmodel._forest")
 
 _ROOF = F.FEATURE_NAMES.index("log_roofline_s")
 # the column a target is relative to (log10 seconds); log_time has none
@@ -441,6 +446,15 @@ class _Forest:
 
     def predict(self, X32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(point predictions, quantile predictions (rows, 3)) as float64, as XGBoost gives them."""
+        if _forest_c is not None and self.feat.dtype == np.uint8:
+            out = np.empty((len(X32), len(self.bases)), dtype=np.float32)
+            _forest_c.walk(X32, self.feat, self.thr, self.rowbase, self.child_base, self.leaf, self.leafshift,
+                           self.depth, self.order, self.bases, out)
+            return out[:, 0].astype(np.float64), out[:, 1:1 + self.split[1]].astype(np.float64)
+        return self.predict_numpy(X32)
+
+    def predict_numpy(self, X32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`predict` in numpy (the C walk's reference, and what runs without it)."""
         p_out, q_out = [], []
         nan = np.isnan(X32)
         for x, miss in zip(X32, nan):

@@ -325,3 +325,43 @@ def test_a_dead_worker_loses_no_results(tmp_path, capsys, monkeypatch):
     code, out, err = run(["lint", "--isolated", "-j", "2", str(tmp_path)], capsys)
     assert "a lint worker died" in err
     assert (code, out) == serial[:2] and out.count("GM102") == 7
+
+
+def test_an_internal_error_is_that_files_one_line_and_the_others_still_count(tmp_path, capsys, monkeypatch):
+    from analyzer import lint
+
+    real = lint.lint_source
+
+    def fails_on_boom(text, path, **kw):
+        if path.endswith("boom.cu"):
+            raise KeyError("a bug of ours")
+        return real(text, path, **kw)
+
+    (tmp_path / "bad.cu").write_text(BAD)
+    (tmp_path / "boom.cu").write_text(BAD)
+    monkeypatch.setattr(lint, "lint_source", fails_on_boom)
+    code, out, err = run(["lint", "--isolated", str(tmp_path)], capsys)
+    assert code == 2
+    assert [l for l in err.splitlines() if "internal error" in l] == [
+        next(l for l in err.splitlines() if l.startswith(str(tmp_path / "boom.cu")))]
+    assert "KeyError" in err and "bad.cu:4:" in out and "boom.cu:" not in out
+
+
+def test_shared_arrays_of_odd_width_types_lint(tmp_path, capsys):
+    """float3 (12 bytes) and double4 (32 bytes) in shared memory are several LDS/STS each; the
+    model once failed on them and the file's results were lost."""
+    (tmp_path / "odd.cu").write_text("""
+__global__ void k(const float3* in, float3* out, const double4* d, double4* e) {
+  __shared__ float3 s[128];
+  __shared__ double4 t[128];
+  s[threadIdx.x] = in[threadIdx.x];
+  t[threadIdx.x] = d[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = s[127 - threadIdx.x];
+  e[threadIdx.x] = t[127 - threadIdx.x];
+}
+""")
+    code, out, err = run(["lint", "--isolated", "--format", "json", str(tmp_path / "odd.cu")], capsys)
+    doc = json.loads(out)
+    assert code in (0, 1) and doc["errors"] == [] and err.strip() == ""
+    assert [k["name"] for k in doc["files"][0]["kernels"]] == ["k"]

@@ -55,6 +55,39 @@ def test_finder_gives_the_source_of_a_stale_module_and_package(tmp_path, monkeyp
     assert _fresh.SourceWhenStale in sys.meta_path
 
 
+def test_accelerator_imports_a_built_helper_only_when_it_is_current(tmp_path, monkeypatch):
+    """A C helper built from a .pyx (analyzer._lanes, rewardmodel._forest) is used when it was
+    built from the .pyx there is now; its caller falls back to numpy on None."""
+    import importlib
+
+    monkeypatch.delenv("CUDAPERF_PURE_PYTHON", raising=False)
+    pkg = tmp_path / "accpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("accpkg")
+    pyx, built = pkg / "fast.pyx", pkg / f"fast{SUFFIX}"
+    pyx.write_text("def f(): pass\n")
+    assert _fresh.accelerator("accpkg.fast") is None                 # not built
+    built.write_bytes(b"not a real extension module")
+    assert _fresh.accelerator("accpkg.fast") is None                 # built, but for no Python: ImportError
+    imported = []
+    real = importlib.import_module
+    monkeypatch.setattr(importlib, "import_module", lambda name: imported.append(name) or real("json"))
+    old, new = 1_000_000_000, 1_000_000_100
+    os.utime(pyx, (new, new))
+    os.utime(built, (old, old))
+    assert _fresh.accelerator("accpkg.fast") is None and imported == []   # the .pyx was edited since
+    os.utime(built, (new + 1, new + 1))
+    assert _fresh.accelerator("accpkg.fast") is not None and imported == ["accpkg.fast"]
+    pyx.unlink()                                                      # an installed wheel ships no .pyx
+    assert _fresh.accelerator("accpkg.fast") is not None
+    monkeypatch.setenv("CUDAPERF_PURE_PYTHON", "1")
+    assert _fresh.accelerator("accpkg.fast") is None
+    # and the stale-module finder leaves a helper with no .py to the normal import
+    assert _fresh.SourceWhenStale.find_spec("analyzer.fast", [str(pkg)]) is None
+
+
 def _run(code: str, pure: bool) -> str:
     env = {k: v for k, v in os.environ.items() if k != "CUDAPERF_PURE_PYTHON"}
     if pure:

@@ -76,7 +76,7 @@ def test_small_blocks_fold_threadidx_y_into_the_warp():
     assert strided.per_request == 4 and strided.ideal_per_request == 4  # two 64-byte runs: 2+2 sectors
 
 
-def test_sectors_and_wavefronts_count_like_the_hardware():
+def test_sectors_and_wavefronts_count_like_the_hardware(lane_code):
     lanes = np.arange(32)
     act = np.ones(32, dtype=bool)
     # stride 2 floats: 256 bytes -> 8 sectors, ideal 4
@@ -97,6 +97,58 @@ def test_sectors_and_wavefronts_count_like_the_hardware():
     # inactive lanes make no traffic; a warp with none makes no request
     r, s, i = models.global_sectors(lanes * 4, np.zeros(32, dtype=bool), 4)
     assert (r[0], s[0]) == (0, 0)
+
+
+@pytest.fixture(params=["c", "numpy"])
+def lane_code(request, monkeypatch):
+    """The lane models' two forms: the C loops (analyzer/_lanes.pyx, where built) and numpy."""
+    if request.param == "c" and models._lanes is None:
+        pytest.skip("analyzer._lanes is not built in this install (pure Python)")
+    if request.param == "numpy":
+        monkeypatch.setattr(models, "_lanes", None)
+    return request.param
+
+
+def test_wide_and_odd_width_elements(lane_code):
+    lanes = np.arange(32)
+    act = np.ones(32, dtype=bool)
+    # a 64-byte element covers 2 sectors, 3 when misaligned: 32 lanes x 64 B from byte 4 touch
+    # sectors 0..64
+    assert [x[0] for x in models.global_sectors(lanes * 64, act, 64)] == [1, 64, 64]
+    assert [x[0] for x in models.global_sectors(lanes * 64 + 4, act, 64)] == [1, 65, 64]
+    # a 12-byte float3 in shared memory is three 4-byte accesses; a stride of 3 words is
+    # conflict free (3 is odd), so 3 wavefronts where 3 is the least
+    assert [x[0] for x in models.shared_wavefronts(lanes * 12, act, 12)] == [1, 3, 3]
+    # a 32-byte double4 is two 16-byte accesses, each in four phases of 8 lanes; lanes 32 bytes
+    # apart fill only every other 4-bank group, so lanes l and l+4 share banks: 2-way
+    assert [x[0] for x in models.shared_wavefronts(lanes * 32, act, 32)] == [1, 16, 8]
+    # a warp whose lanes are all idle makes no request, whatever the width
+    assert [x[0] for x in models.shared_wavefronts(lanes * 12, ~act, 12)] == [0, 0, 0]
+
+
+def test_c_lane_loops_count_as_numpy_does():
+    """The C loops against the numpy reference on random warps: every width, aligned and not,
+    dense and scattered, negative offsets, partly and wholly idle warps."""
+    if models._lanes is None:
+        pytest.skip("analyzer._lanes is not built in this install (pure Python)")
+    rng = np.random.default_rng(7)
+    for trial in range(600):
+        warps = int(rng.integers(1, 5))
+        n = 32 * warps
+        size = int(rng.choice([1, 2, 4, 8, 16, 32]))
+        lane = np.arange(n)
+        addr = [lane * size, lane * size * int(rng.integers(1, 40)), rng.integers(-512, 512, n),
+                (lane // 4) * 128 + int(rng.integers(0, 64)), np.zeros(n, dtype=np.int64) + int(rng.integers(-9, 99))][trial % 5]
+        addr = np.asarray(addr, dtype=np.int64) + int(rng.integers(0, 3)) * int(rng.integers(0, 2))
+        active = rng.random(n) < [1.0, 0.5, 0.0, 0.9][trial % 4]
+        a, m = models._warps(addr, n), models._warps(active, n)
+        c = models.global_sectors(addr, active, size)
+        ref = models._global_sectors(a, m, size)
+        assert all(np.array_equal(x, y) for x, y in zip(c, ref)), (trial, size)
+        if size <= 16:
+            c = models._shared_piece(a, m, size)
+            ref = models._shared_wavefronts(a, m, size)
+            assert all(np.array_equal(x, y) for x, y in zip(c, ref)), (trial, size)
 
 
 @pytest.mark.parametrize("arch,threads,regs,smem,expected,limiter", [

@@ -176,12 +176,18 @@ def _xgb_raw(m, X):
     return m._point.inplace_predict(X32), m._quant.inplace_predict(X32)
 
 
+@pytest.mark.parametrize("walk", ["predict", "predict_numpy"])
 @pytest.mark.parametrize("which", ["default", "fitted", "boosted"])
-def test_few_row_forest_is_xgboost_bit_for_bit(which, fitted, table):
-    """Single-row predictions walk the trees in numpy (surrogate._Forest): the same float32 values
-    as XGBoost's inplace_predict, on every training row, their ptxas-masked copies and rows with
-    features knocked out (missing values take each split's default side)."""
+def test_few_row_forest_is_xgboost_bit_for_bit(which, walk, fitted, table):
+    """Single-row predictions walk the trees themselves (surrogate._Forest: a C loop where it was
+    built, else numpy): the same float32 values as XGBoost's inplace_predict, on every training
+    row, their ptxas-masked copies and rows with features knocked out (missing values take each
+    split's default side)."""
+    from rewardmodel import surrogate
     from rewardmodel.surrogate import _Forest, load_default
+
+    if walk == "predict" and surrogate._forest_c is None:
+        pytest.skip("rewardmodel._forest is not built in this install (pure Python)")
 
     if which == "default":
         m = load_default()
@@ -199,7 +205,7 @@ def test_few_row_forest_is_xgboost_bit_for_bit(which, fitted, table):
     p_ref, q_ref = _xgb_raw(m, X)
     X32 = X.astype(np.float32)
     for i in range(len(X)):
-        p, q = forest.predict(X32[i:i + 1])
+        p, q = getattr(forest, walk)(X32[i:i + 1])
         assert p.astype(np.float32).tobytes() == np.float32(p_ref[i]).tobytes()
         assert q.astype(np.float32).tobytes() == np.asarray(q_ref[i], dtype=np.float32).tobytes()
     # and through the public API, one row at a time against one batch

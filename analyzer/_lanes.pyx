@@ -1,0 +1,125 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""The lane models' per-warp counts as C loops (compiled at install by setup.py; optional).
+
+`models.global_sectors` and `models.shared_wavefronts` count, for each warp of a batch, the
+sectors or wavefronts its active lanes touch. With numpy each count is ~15 calls on arrays of a
+few hundred lanes, and those calls' fixed cost is most of the time; here it is one pass per
+warp. The numpy versions in models.py stay the reference (tests compare the two) and what runs
+without a compiler.
+
+Inputs are whole warps: `addr` (int64) and `active` (bool viewed as uint8) of length 32 * warps;
+the three outputs (float64, one per warp) are filled in place.
+"""
+from libc.math cimport ceil
+from libc.stdint cimport int64_t, uint8_t
+
+
+cdef int _distinct(int64_t* v, int n) noexcept nogil:
+    """The number of distinct values among v[:n] (n is at most 64), which it leaves in v[:count],
+    sorted."""
+    cdef int i, j, d
+    cdef int64_t x
+    if n == 0:
+        return 0
+    for i in range(1, n):
+        x = v[i]
+        j = i - 1
+        while j >= 0 and v[j] > x:
+            v[j + 1] = v[j]
+            j -= 1
+        v[j + 1] = x
+    d = 1
+    for i in range(1, n):
+        if v[i] != v[d - 1]:
+            v[d] = v[i]
+            d += 1
+    return d
+
+
+def global_sectors(const int64_t[:] addr, const uint8_t[:] active, int64_t size,
+                   double[:] requests, double[:] sectors, double[:] ideal):
+    """Per warp: a request if any lane is active, the 32-byte sectors the active lanes' elements
+    cover, and the sectors their distinct elements need at least. Elements of at most 32 bytes
+    (a wider one goes to the numpy version)."""
+    cdef Py_ssize_t warps = addr.shape[0] // 32, w, l, base
+    cdef int64_t elems[32]
+    cdef int64_t secs[64]
+    cdef int64_t a, first, last
+    cdef int n, ns
+    if size < 1 or size > 32:
+        raise ValueError(f"element size {size} outside 1..32")
+    with nogil:
+        for w in range(warps):
+            base = w * 32
+            n = 0
+            ns = 0
+            for l in range(32):
+                if active[base + l]:
+                    a = addr[base + l]
+                    elems[n] = a
+                    n += 1
+                    first = a // 32         # floor division (Python's, like numpy's): addresses may be negative
+                    last = (a + size - 1) // 32
+                    secs[ns] = first
+                    ns += 1
+                    if last != first:       # at most one more: the element is no wider than a sector
+                        secs[ns] = last
+                        ns += 1
+            if n == 0:
+                requests[w] = 0.0
+                sectors[w] = 0.0
+                ideal[w] = 0.0
+                continue
+            requests[w] = 1.0
+            sectors[w] = _distinct(secs, ns)
+            ideal[w] = ceil(<double>(_distinct(elems, n) * size) / 32.0)
+
+
+def shared_wavefronts(const int64_t[:] addr, const uint8_t[:] active, int64_t size,
+                      double[:] requests, double[:] wavefronts, double[:] ideal):
+    """Per warp: a request if any lane is active, the wavefronts (in each phase, the largest
+    number of distinct 4-byte words that fall in one of the 32 banks, summed over the phases)
+    and the phases with an active lane (the conflict-free count). Accesses of 1, 2, 4, 8 or 16
+    bytes: 8-byte ones run in two phases of 16 lanes, 16-byte ones in four of 8 lanes."""
+    cdef Py_ssize_t warps = addr.shape[0] // 32, w, l, base
+    cdef int64_t words[32]
+    cdef int counts[32]
+    cdef int64_t word0
+    cdef int per_lane, lanes, phases, p, j, n, i, b, most, total, busy
+    cdef bint any_active
+    if size not in (1, 2, 4, 8, 16):
+        raise ValueError(f"access size {size} is not 1, 2, 4, 8 or 16 bytes")
+    per_lane = 1 if size <= 4 else size // 4
+    lanes = 32 if size <= 4 else 128 // size
+    phases = 32 // lanes
+    with nogil:
+        for w in range(warps):
+            base = w * 32
+            total = 0
+            busy = 0
+            any_active = False
+            for p in range(phases):
+                n = 0
+                for l in range(base + p * lanes, base + (p + 1) * lanes):
+                    if active[l]:
+                        word0 = addr[l] // 4
+                        for j in range(per_lane):
+                            words[n] = word0 + j
+                            n += 1
+                if n == 0:
+                    continue
+                any_active = True
+                n = _distinct(words, n)
+                for b in range(32):
+                    counts[b] = 0
+                most = 0
+                for i in range(n):
+                    b = <int>(words[i] & 31)
+                    counts[b] += 1
+                    if counts[b] > most:
+                        most = counts[b]
+                total += most
+                busy += 1
+            requests[w] = 1.0 if any_active else 0.0
+            wavefronts[w] = total
+            ideal[w] = busy

@@ -254,7 +254,7 @@ def analyze(program: Program, kernel: Function, template_args: dict[str, int | s
 
 
 class _Walker:
-    def __init__(self, program: Program, kernel: Function, template_args: dict[str, int]):
+    def __init__(self, program: Program, kernel: Function, template_args: dict[str, int | str]):
         self.p = program
         self.text = program.text     # text(node): Program.text itself (one call less than a method)
         self.k = kernel

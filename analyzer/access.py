@@ -1176,8 +1176,7 @@ class _Walker:
         idx_list = node.child_by_field_id(FIELD.indices)
         if idx_list is not None and idx_list.named_children:
             return self.expr(idx_list.named_children[0])
-        idx = node.child_by_field_id(FIELD.index)
-        return self.expr(idx) if idx is not None else S.UNKNOWN
+        return S.UNKNOWN      # `a[]`: code under edit
 
     def address_of(self, target) -> _Ptr | None:
         """&a[i], &a[i][j], &s.f, &a[i].x: the pointer, without an access."""

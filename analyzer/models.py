@@ -242,7 +242,28 @@ def bind_params(env: dict, params: Mapping[str, int | float], needed: set[str],
     return out, tuple(sorted(assumed))
 
 
+_INT64 = 1 << 63
+
+
+def _sane(x) -> bool:
+    """A loop value or step the int64 arithmetic of the models can take: finite, and an int
+    within int64 (code under edit writes `i += 1e-308` or `s <<= 1e308`)."""
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "iub" or bool(np.isfinite(x).all())
+    if isinstance(x, float):
+        return math.isfinite(x)
+    return not isinstance(x, int) or -_INT64 <= x < _INT64
+
+
 def _step(op: str, value, inc):
+    """The loop variable's next value, or None where it has none we can compute (the sampling
+    stops there)."""
+    if not (_sane(value) and _sane(inc)):
+        return None
+    if op in ("<<=", ">>="):
+        if np.ndim(inc) or not 0 <= inc < 64 or (not np.ndim(value) and not -_INT64 <= value < _INT64):
+            return None
+        inc = int(inc)
     if op == "+=":
         return value + inc
     if op == "-=":
@@ -305,7 +326,8 @@ def _trips(loop: Loop, env: Mapping, init, inc) -> float | None:
         span = float(bound) - float(init)
         if cond[1] in ("<=", ">="):
             span = span + (1 if inc > 0 else -1)
-        return max(0.0, float(math.ceil(span / inc)))
+        trips = span / inc
+        return max(0.0, float(math.ceil(trips))) if math.isfinite(trips) else None
     inc = np.asarray(inc) * (1 if loop.step[0] == "+=" else -1)
     if np.any(inc == 0):
         return None
@@ -315,7 +337,8 @@ def _trips(loop: Loop, env: Mapping, init, inc) -> float | None:
     elif cond[1] == ">=":
         span = span + np.sign(inc)
     trips = np.maximum(0.0, np.ceil(span / inc))
-    return float(np.max(trips)) if np.ndim(trips) else float(trips)
+    top = float(np.max(trips)) if np.ndim(trips) else float(trips)
+    return top if math.isfinite(top) else None
 
 
 def iterations(loops: tuple[Loop, ...], env: dict, max_iters: int, budget: list[int]) -> Iterator[tuple[dict, float]]:
@@ -596,17 +619,33 @@ def _global_sectors(a: np.ndarray, m: np.ndarray, size: int) -> tuple[np.ndarray
         # naturally aligned elements no wider than a sector sit in one sector each (the usual
         # case): the general count below would see every lane's sector twice
         sectors = _distinct_per_row(first, m)
-    else:
+    elif size <= 32:
+        # an element no wider than a sector sits in its first sector and at most one more
         last = (a + size - 1) // 32
-        spans = [first, last]
-        # an element wider than a sector covers every sector from its first to its last
-        for extra in range(1, (size + 30) // 32):
-            spans.append(np.minimum(first + extra, last))
-        sectors = _distinct_per_row(np.concatenate(spans, axis=1), np.concatenate([m] * len(spans), axis=1))
+        sectors = _distinct_per_row(np.concatenate([first, last], axis=1), np.concatenate([m, m], axis=1))
+    else:
+        sectors = _sector_union(first, (a + size - 1) // 32, m)
     distinct_elems = _distinct_per_row(a, m)
     ideal = np.ceil(distinct_elems * size / 32.0)
     requests = _any(m, axis=1).astype(np.float64)
     return requests, sectors.astype(np.float64), ideal
+
+
+def _sector_union(first: np.ndarray, last: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Per row: how many sectors the active lanes' spans first..last cover together (elements
+    wider than a sector cover every sector between; counted from the spans, so a 1 MB struct
+    costs what a float4 does)."""
+    far = np.int64(1) << 62
+    order = np.argsort(np.where(m, first, far), axis=1, kind="stable")   # idle lanes last
+    f = np.take_along_axis(first, order, axis=1)
+    last = np.take_along_axis(np.where(m, last, -far), order, axis=1)
+    on = np.take_along_axis(m, order, axis=1)
+    # sectors not covered by an earlier span (in order of first sector): from past the furthest
+    # sector reached so far to this span's last
+    reach = np.maximum.accumulate(last, axis=1)
+    before = np.concatenate([np.full((len(f), 1), -far), reach[:, :-1]], axis=1)
+    new = np.maximum(0, last - np.maximum(f, before + 1) + 1)
+    return np.where(on, new, 0).sum(axis=1)
 
 
 _SHARED_SIZES = (1, 2, 4, 8, 16)   # the widths of one shared-memory instruction (LDS/STS)
@@ -624,8 +663,17 @@ def shared_wavefronts(addr: np.ndarray, active: np.ndarray, size: int) -> tuple[
     if size in _SHARED_SIZES:
         return _shared_piece(a, m, size)
     piece = next(p for p in (16, 8, 4, 2, 1) if size % p == 0)
-    parts = [_shared_piece(a + k * piece, m, piece) for k in range(size // piece)]
-    return parts[0][0], sum(p[1] for p in parts), sum(p[2] for p in parts)
+    pieces = size // piece
+    # pieces 128 bytes apart meet the same banks in the same way: one of each residue is counted,
+    # times how many there are (a struct of a megabyte costs what 128 bytes of it do)
+    period = 128 // piece
+    waves = ideal = 0.0
+    for k in range(min(pieces, period)):
+        requests, w, i = _shared_piece(a + k * piece, m, piece)
+        times = len(range(k, pieces, period))
+        waves = waves + times * w
+        ideal = ideal + times * i
+    return requests, waves, ideal
 
 
 def _shared_piece(a: np.ndarray, m: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

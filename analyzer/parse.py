@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import keyword
+import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -365,6 +366,16 @@ _INT_SUFFIX = re.compile(r"(?<=[0-9a-fA-FxX])[uUlL]+\b")
 _FLOAT_SUFFIX = re.compile(r"(?<=[0-9.])[fF]\b")
 
 
+def count(v, lo: int = 0, hi: int = 1 << 48) -> int | None:
+    """A constant's value as a size or count (lo..hi), or None: code under edit writes `1e309`,
+    `1L << 63` or `-1` where a size goes, and those are no size a model can use."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return int(v) if lo <= v <= hi else None
+
+
 def eval_constant(text: str, known: dict[str, int | float]) -> int | float | None:
     """Value of a C constant expression over known names, or None."""
     text = text.strip()
@@ -674,9 +685,9 @@ class _Builder:
                 name = decl.child_by_field_id(FIELD.declarator)
                 params = decl.child_by_field_id(FIELD.parameters)
                 if name is not None and params is not None:
-                    vals = [eval_constant(self.text(p), self.constants) for p in params.named_children]
-                    if vals and len(vals) <= 3 and all(isinstance(v, (int, float)) for v in vals):
-                        self.dim3_vars[self.text(name)] = tuple(int(v) for v in vals) + (1,) * (3 - len(vals))
+                    vals = [count(eval_constant(self.text(p), self.constants), 1, 1 << 31) for p in params.named_children]
+                    if vals and len(vals) <= 3 and None not in vals:
+                        self.dim3_vars[self.text(name)] = tuple(vals) + (1,) * (3 - len(vals))
                 continue
             if decl.type == "init_declarator":
                 inner = decl.child_by_field_id(FIELD.declarator)
@@ -710,7 +721,7 @@ class _Builder:
         while decl is not None and decl.type == "array_declarator":
             size = decl.child_by_field_id(FIELD.size)
             v = eval_constant(self.text(size), self.constants) if size is not None else None
-            dims.append(int(v) if isinstance(v, (int, float)) else None)
+            dims.append(count(v))
             decl = decl.child_by_field_id(FIELD.declarator)
         if decl is None or decl.type != "identifier":
             return None
@@ -729,7 +740,7 @@ class _Builder:
             elif c.type == "launch_bounds":
                 nums = [eval_constant(self.text(n), {**self.constants, **{k: v for k, v in tparams.items() if v is not None}})
                         for n in c.named_children]
-                nums = [int(n) if isinstance(n, (int, float)) else None for n in nums]
+                nums = [count(n, 1, 1 << 31) for n in nums]
                 bounds = LaunchBounds(nums[0] if nums else None, nums[1] if len(nums) > 1 else None)
         declarator = node.child_by_field_id(FIELD.declarator)
         while declarator is not None and declarator.type not in ("function_declarator",):
@@ -835,7 +846,7 @@ class _Builder:
         smem = 0
         if len(parts) > 2:
             v = eval_constant(self.text(parts[2]), self.constants)
-            smem = int(v) if isinstance(v, (int, float)) else None
+            smem = count(v)
         (l0, c0) = node.start_point
         self.launches.append(Launch(name.split("::")[-1], targs, grid, block, smem, l0 + 1, c0 + 1,
                                     self.text(parts[0]) if parts else "", self.text(parts[1]) if len(parts) > 1 else ""))
@@ -850,17 +861,18 @@ class _Builder:
         if node.type == "initializer_list":
             return self._dims_from_args(node)
         v = eval_constant(self.text(node), self.constants)
-        return (int(v), 1, 1) if isinstance(v, (int, float)) else None
+        v = count(v, 1, 1 << 31)
+        return (v, 1, 1) if v is not None else None
 
     def _dims_from_args(self, args) -> tuple[int, int, int] | None:
         if args is None:
             return None
         vals = []
         for a in args.named_children:
-            v = eval_constant(self.text(a), self.constants)
-            if not isinstance(v, (int, float)):
+            v = count(eval_constant(self.text(a), self.constants), 1, 1 << 31)
+            if v is None:
                 return None
-            vals.append(int(v))
+            vals.append(v)
         if not vals or len(vals) > 3:
             return None
         return tuple(vals + [1] * (3 - len(vals)))  # type: ignore[return-value]

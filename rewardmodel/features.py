@@ -99,6 +99,8 @@ def _log(x: float | None) -> float:
 
 
 def _log1(x: float) -> float:
+    if isinstance(x, int):      # an int beyond float's range still has a logarithm
+        return math.log10(1 + max(0, x))
     return math.log10(1.0 + max(0.0, x))
 
 

@@ -1,11 +1,15 @@
 """Global memory: coalescing, vector width, bounds guards, contended atomics."""
 from __future__ import annotations
 
+import math
+
 from .. import symbolic as S
 from . import KernelContext, rule
 
 
 def _fmt(x: float) -> str:
+    if not math.isfinite(x):
+        return str(x)
     return f"{x:.0f}" if abs(x - round(x)) < 0.05 else f"{x:.1f}"
 
 

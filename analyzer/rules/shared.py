@@ -40,6 +40,11 @@ def bank_conflict(ctx: KernelContext, r):
                               ideal_wavefronts_per_request=round(est.ideal_per_request, 3), array=access.array)
 
 
+def _whole(a: np.ndarray) -> bool:
+    """Indices that are numbers a thread can hold (not `s[1e308]` or `s[1 << 70]`)."""
+    return a.dtype.kind in "iub" or (a.dtype.kind == "f" and bool(np.isfinite(a).all()))
+
+
 def _cross_thread(ctx: KernelContext, store, load) -> bool | None:
     """Does some thread read an element that another thread wrote? None if we cannot tell."""
     launch = ctx.launch
@@ -53,8 +58,11 @@ def _cross_thread(ctx: KernelContext, store, load) -> bool | None:
         la = S.evaluate(load.address, point)
         if sa is None or la is None:
             return None
-        sa = np.broadcast_to(np.asarray(sa), (n,))
-        la = np.broadcast_to(np.asarray(la), (n,))
+        sa, la = np.asarray(sa), np.asarray(la)
+        if not (_whole(sa) and _whole(la)):
+            return None
+        sa = np.broadcast_to(sa, (n,))
+        la = np.broadcast_to(la, (n,))
         sm = models.active_mask(store.guards, point, n)
         lm = models.active_mask(load.guards, point, n)
         writer = {}

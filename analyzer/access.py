@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from . import symbolic as S
 from ._records import fast_init
-from .parse import DOUBLE_TYPES, FIELD, FLOAT_TYPES, Function, Program, type_size
+from .parse import DOUBLE_TYPES, FIELD, FLOAT_TYPES, Function, Program, count, type_size
 from .symbolic import Expr
 
 MAX_EXPR = 400          # node budget of a substituted expression before it becomes opaque
@@ -452,7 +452,7 @@ class _Walker:
                 elif decl.type == "array_declarator":
                     size = decl.child_by_field_id(FIELD.size)
                     v = self.const_value(size) if size is not None else None
-                    dims.append(int(v) if isinstance(v, (int, float)) else None)
+                    dims.append(count(v))
                 decl = decl.child_by_field_id(FIELD.declarator)
             if decl is None:
                 continue

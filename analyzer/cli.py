@@ -91,7 +91,13 @@ def _ints(text: str, what: str) -> tuple[int, int, int]:
         raise UsageError(f"{what} must be like 256 or 32,8 or 32x8x1, got {text!r}") from None
     if not 1 <= len(vals) <= 3 or any(v <= 0 for v in vals):
         raise UsageError(f"{what} must be 1 to 3 positive integers, got {text!r}")
-    return tuple(vals + [1] * (3 - len(vals)))  # type: ignore[return-value]
+    vals += [1] * (3 - len(vals))
+    # CUDA's limits: a launch beyond them would not run, so there is nothing to estimate
+    limits = (1024, 1024, 64) if what == "--block" else ((1 << 31) - 1, 65535, 65535)
+    if any(v > hi for v, hi in zip(vals, limits)) or (what == "--block" and vals[0] * vals[1] * vals[2] > 1024):
+        raise UsageError(f"{what} {text!r} is beyond CUDA's limits (block: x, y <= 1024, z <= 64, "
+                         f"1024 threads in all; grid: x < 2^31, y, z <= 65535)")
+    return tuple(vals)  # type: ignore[return-value]
 
 
 def _args(items: list[str]) -> dict[str, int | float]:

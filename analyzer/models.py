@@ -249,7 +249,7 @@ def _sane(x) -> bool:
     """A loop value or step the int64 arithmetic of the models can take: finite, and an int
     within int64 (code under edit writes `i += 1e-308` or `s <<= 1e308`)."""
     if isinstance(x, np.ndarray):
-        return x.dtype.kind in "iub" or bool(np.isfinite(x).all())
+        return x.dtype.kind in "iub" or (x.dtype.kind == "f" and bool(np.isfinite(x).all()))
     if isinstance(x, float):
         return math.isfinite(x)
     return not isinstance(x, int) or -_INT64 <= x < _INT64
@@ -328,6 +328,8 @@ def _trips(loop: Loop, env: Mapping, init, inc) -> float | None:
             span = span + (1 if inc > 0 else -1)
         trips = span / inc
         return max(0.0, float(math.ceil(trips))) if math.isfinite(trips) else None
+    if not (_sane(init) and _sane(bound) and _sane(inc)):
+        return None     # beyond int64 or not finite: no count we can use
     inc = np.asarray(inc) * (1 if loop.step[0] == "+=" else -1)
     if np.any(inc == 0):
         return None

@@ -441,10 +441,10 @@ def _eval_node(node, known):
             return a / b
         if op is ast.Mod:
             return a - b * int(a / b)
-        if op is ast.LShift:
-            return int(a) << int(b)
-        if op is ast.RShift:
-            return int(a) >> int(b)
+        if op in (ast.LShift, ast.RShift):
+            if not 0 <= b < 64:     # undefined in C; `1 << 10000000000` would not fit in memory
+                raise ValueError("shift")
+            return int(a) << int(b) if op is ast.LShift else int(a) >> int(b)
         if op is ast.BitAnd:
             return int(a) & int(b)
         if op is ast.BitOr:
@@ -495,7 +495,8 @@ def type_size(name: str, structs: dict[str, int] | None = None) -> int | None:
 def parse(source: bytes | str, path: str = "<string>") -> Program:
     """Parse CUDA source into a Program. Never raises on bad code; see Program.errors."""
     if isinstance(source, str):
-        source = source.encode("utf-8")
+        # a lone surrogate (a Python string's "\ud800") travels as its 3 bytes, shown as U+FFFD
+        source = source.encode("utf-8", "surrogatepass")
     text, qualifier_macros = preprocess(source)
     tree = _get_parser().parse(text)
     builder = _Builder(text, path, qualifier_macros, source)

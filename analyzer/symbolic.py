@@ -30,6 +30,7 @@ THREAD_SYMBOLS = ("threadIdx.x", "threadIdx.y", "threadIdx.z")
 BLOCK_SYMBOLS = ("blockIdx.x", "blockIdx.y", "blockIdx.z")
 DIM_SYMBOLS = ("blockDim.x", "blockDim.y", "blockDim.z", "gridDim.x", "gridDim.y", "gridDim.z")
 BUILTIN_SYMBOLS = frozenset(THREAD_SYMBOLS + BLOCK_SYMBOLS + DIM_SYMBOLS + ("warpSize",))
+_INT64 = 1 << 63
 
 
 def const(v: int | float) -> Expr:
@@ -258,10 +259,12 @@ def _apply(op: str, a: Any, b: Any) -> Any:
             if np.any(np.asarray(b) == 0):
                 return None
             return _cmod(a, b)
-        if op == "<<":
-            return np.left_shift(a, b) if np.ndim(a) or np.ndim(b) else int(a) << int(b)
-        if op == ">>":
-            return np.right_shift(a, b) if np.ndim(a) or np.ndim(b) else int(a) >> int(b)
+        if op in ("<<", ">>"):
+            if np.ndim(a) or np.ndim(b):
+                return np.left_shift(a, b) if op == "<<" else np.right_shift(a, b)
+            if not (0 <= b < 64 and -_INT64 <= a < _INT64):
+                return None     # undefined in C (and `1 << 10**12` would not fit in memory)
+            return int(a) << int(b) if op == "<<" else int(a) >> int(b)
         if op == "&":
             return np.bitwise_and(a, b) if np.ndim(a) or np.ndim(b) else int(a) & int(b)
         if op == "|":
@@ -339,11 +342,19 @@ def _mod(a, b):
 
 
 def _shl(a, b):
-    return np.left_shift(a, b) if np.ndim(a) or np.ndim(b) else int(a) << int(b)
+    if np.ndim(a) or np.ndim(b):
+        return np.left_shift(a, b)
+    if not (0 <= b < 64 and -_INT64 <= a < _INT64):
+        raise _Unknown      # undefined in C (and `1 << 10**12` would not fit in memory)
+    return int(a) << int(b)
 
 
 def _shr(a, b):
-    return np.right_shift(a, b) if np.ndim(a) or np.ndim(b) else int(a) >> int(b)
+    if np.ndim(a) or np.ndim(b):
+        return np.right_shift(a, b)
+    if not (0 <= b < 64 and -_INT64 <= a < _INT64):
+        raise _Unknown
+    return int(a) >> int(b)
 
 
 def _int_op(fn, scalar):

@@ -94,6 +94,25 @@ class FeatureError(ValueError):
     """The kernel cannot be analyzed at all (not found, did not parse)."""
 
 
+class LaunchError(FeatureError):
+    """A launch configuration CUDA would refuse: nothing to predict."""
+
+
+def check_launch(grid, block, smem: int = 0) -> None:
+    """CUDA's limits on a launch (all compute capabilities we model): LaunchError if it breaks one."""
+    def dims(what, v, limits):
+        if len(v) != 3 or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in v):
+            raise LaunchError(f"{what} {tuple(v)!r}: expected 3 integers")
+        if not all(1 <= d <= hi for d, hi in zip(v, limits)):
+            raise LaunchError(f"{what} {'x'.join(map(str, v))}: each dimension must be 1..{'/'.join(map(str, limits))}")
+    dims("block", block, (1024, 1024, 64))
+    dims("grid", grid, ((1 << 31) - 1, 65535, 65535))
+    if block[0] * block[1] * block[2] > 1024:
+        raise LaunchError(f"block {'x'.join(map(str, block))} has {block[0] * block[1] * block[2]} threads; CUDA allows 1024")
+    if not isinstance(smem, (int, np.integer)) or isinstance(smem, bool) or not 0 <= smem < (1 << 32):
+        raise LaunchError(f"dynamic shared memory {smem!r}: expected 0..2^32-1 bytes")
+
+
 def _log(x: float | None) -> float:
     return math.log10(x) if x is not None and x > 0 and math.isfinite(x) else math.nan
 
@@ -113,6 +132,7 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     resources: registers / spill_stores / spill_loads / stack_bytes known from elsewhere (a measured
     corpus row carries the driver's registers and the ptxas log's spills): used instead of running ptxas.
     """
+    check_launch(grid, block, smem)
     problem = problem or Problem()
     args = dict(args or {})
     settings = LintSettings(arch=arch, ptxas=ptxas)

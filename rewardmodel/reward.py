@@ -264,7 +264,7 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
         feat = F.extract(source, kernel, grid=tuple(grid), block=tuple(block), smem=smem, args=args, problem=problem,
                          arch=arch, ptxas=ptxas, path=path)
     except F.FeatureError as exc:
-        gates["parse"] = Gate(False, str(exc))
+        gates["launch" if isinstance(exc, F.LaunchError) else "parse"] = Gate(False, str(exc))
         return Breakdown(config.fail_reward, gates), None, None
     lint = feat.lint
     ctx = next(c for c in lint.contexts if c.kernel.name == base)

@@ -126,6 +126,11 @@ def test_usage_errors(capsys, files):
     assert run(["lint", "--isolated", "--arg", "n", str(files)], capsys)[0] == 2
     assert run(["lint", "--isolated", "--arch", "sm_1000", str(files)], capsys)[0] == 2
     assert run([], capsys)[0] == 2
+    for flag, value in (("--block", "2048"), ("--block", "64,32"), ("--block", str(10 ** 30)),
+                        ("--grid", "1,70000"), ("--grid", str(1 << 40))):
+        code, _, err = run(["lint", "--isolated", flag, value, str(files)], capsys)
+        assert code == 2 and "beyond CUDA's limits" in err and "internal error" not in err
+    assert run(["lint", "--isolated", "--block", "1024", "--grid", "2147483647,65535", str(files)], capsys)[0] == 1
 
 
 def test_oversized_file_is_refused_with_a_clear_line(tmp_path, capsys):

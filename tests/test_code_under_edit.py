@@ -4,6 +4,8 @@ Each once raised from the analyzer (found by fuzzing mutated corpus kernels); no
 and what cannot be a size is treated as unknown."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -50,6 +52,16 @@ CASES = {
     for (int i = threadIdx.y; i < 1e308; i += blockDim.y) a[i * 7] = 0;
 }
 """,
+    "shift by 2^64 in a step": """__global__ void k(float* out) {
+    for (int i = 100; i > 0; i >>= 1 << 18446744073709551616) out[i] = 0;
+}
+""",
+    "constant shifted by 2^63": "#define N (1 << 0x8000000000000000)\n__global__ void k(float* a) { a[threadIdx.x % N] = 0; }\n",
+    "bound 1 << 2^31": """#define NBINS (1 << 2147483648)
+__global__ void k(int* h) { for (int b = threadIdx.x; b < NBINS; b += blockDim.x) h[b] = 0; }
+""",
+    "local array of 41e308": "__global__ void k(float* out) { char3 acc[41e308]; out[threadIdx.x] = acc[0].x; }\n",
+    "lone surrogate": "__global__ void k(float* out) { out[threadIdx.x] = 0.0f; } // \ud800\n",
     "grid 1e309 at a launch": """__global__ void k(float* a) { a[threadIdx.x] = 0.0f; }
 void run(float* a) { k<<<1e309, -4>>>(a); dim3 g(1e309, 2); k<<<g, 256>>>(a); }
 """,
@@ -133,3 +145,24 @@ def test_wide_shared_elements_count_every_piece():
         parts = [models._shared_piece(a + k * piece, m, piece) for k in range(size // piece)]
         got = models.shared_wavefronts(addr, active, size)
         assert (got[1][0], got[2][0]) == (sum(p[1][0] for p in parts), sum(p[2][0] for p in parts))
+
+
+@pytest.mark.parametrize("grid,block,smem,says", [
+    ((1, 1, 1), (0, 1, 1), 0, "1..1024/1024/64"),
+    ((1, 1, 1), (-1, 1, 1), 0, "1..1024/1024/64"),
+    ((1, 1, 1), (2048, 1, 1), 0, "1..1024/1024/64"),
+    ((1, 1, 1), (64, 32, 1), 0, "2048 threads"),
+    ((1 << 40, 1, 1), (32, 1, 1), 0, "grid"),
+    ((1, 70000, 1), (32, 1, 1), 0, "grid"),
+    ((1, 1, 1), (32, 1, 1), -1, "dynamic shared memory"),
+    ((1, 1, 1), (32.0, 1, 1), 0, "3 integers"),
+])
+def test_a_launch_cuda_would_refuse_is_a_clear_error(grid, block, smem, says):
+    from rewardmodel.features import LaunchError, extract
+    from rewardmodel.reward import reward
+
+    src = "__global__ void k(float* a) { a[threadIdx.x] = 0.0f; }\n"
+    with pytest.raises(LaunchError, match=re.escape(says)):
+        extract(src, "k", grid=grid, block=block, smem=smem)
+    br, feats, _ = reward(src, "k", grid=grid, block=block, smem=smem)
+    assert feats is None and br.failed_gate == "launch" and says in br.gates["launch"].detail

@@ -92,11 +92,12 @@ def _ints(text: str, what: str) -> tuple[int, int, int]:
     if not 1 <= len(vals) <= 3 or any(v <= 0 for v in vals):
         raise UsageError(f"{what} must be 1 to 3 positive integers, got {text!r}")
     vals += [1] * (3 - len(vals))
-    # CUDA's limits: a launch beyond them would not run, so there is nothing to estimate
-    limits = (1024, 1024, 64) if what == "--block" else ((1 << 31) - 1, 65535, 65535)
-    if any(v > hi for v, hi in zip(vals, limits)) or (what == "--block" and vals[0] * vals[1] * vals[2] > 1024):
-        raise UsageError(f"{what} {text!r} is beyond CUDA's limits (block: x, y <= 1024, z <= 64, "
-                         f"1024 threads in all; grid: x < 2^31, y, z <= 65535)")
+    from . import models    # imported by the lint command already
+
+    # a launch beyond CUDA's limits would not run, so there is nothing to estimate
+    problem = models.launch_dims_problem(what.lstrip("-"), vals)
+    if problem:
+        raise UsageError(f"{what} {text!r} is beyond CUDA's limits: {problem}")
     return tuple(vals)  # type: ignore[return-value]
 
 

@@ -30,6 +30,25 @@ Dim3 = tuple[int, int, int]
 DEFAULT_PARAM_VALUE = 4096   # a scalar parameter whose value nobody gave: large, like a real size
 MAX_THREADS = 1024
 
+# CUDA's launch limits, the same on every architecture we model
+BLOCK_LIMITS = (1024, 1024, 64)
+GRID_LIMITS = ((1 << 31) - 1, 65535, 65535)
+BLOCK_THREADS_LIMIT = 1024
+
+
+def launch_dims_problem(kind: str, dims) -> str | None:
+    """Why `dims`, a "block" or a "grid" (kind), is no launch CUDA would run; None if it is one."""
+    limits = BLOCK_LIMITS if kind == "block" else GRID_LIMITS
+    if len(dims) != 3 or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
+        return f"{kind} {tuple(dims)!r}: expected 3 integers"
+    shape = "x".join(map(str, dims))
+    if not all(1 <= d <= hi for d, hi in zip(dims, limits)):
+        return f"{kind} {shape}: each dimension must be 1..{'/'.join(map(str, limits))}"
+    threads = dims[0] * dims[1] * dims[2]
+    if kind == "block" and threads > BLOCK_THREADS_LIMIT:
+        return f"block {shape} has {threads} threads; CUDA allows {BLOCK_THREADS_LIMIT}"
+    return None
+
 
 # ------------------------------------------------------------------ architectures
 
@@ -242,27 +261,26 @@ def bind_params(env: dict, params: Mapping[str, int | float], needed: set[str],
     return out, tuple(sorted(assumed))
 
 
-_INT64 = 1 << 63
-
-
-def _sane(x) -> bool:
-    """A loop value or step the int64 arithmetic of the models can take: finite, and an int
-    within int64 (code under edit writes `i += 1e-308` or `s <<= 1e308`)."""
+def representable(x) -> bool:
+    """A value (or array) the models' int64 arithmetic can take: finite, and an int within
+    int64 (code under edit writes `i += 1e-308`, `s <<= 1e308` or `s[1 << 70]`)."""
     if isinstance(x, np.ndarray):
         return x.dtype.kind in "iub" or (x.dtype.kind == "f" and bool(np.isfinite(x).all()))
     if isinstance(x, float):
         return math.isfinite(x)
-    return not isinstance(x, int) or -_INT64 <= x < _INT64
+    return not isinstance(x, int) or -S.INT64_LIMIT <= x < S.INT64_LIMIT
 
 
 def _step(op: str, value, inc):
     """The loop variable's next value, or None where it has none we can compute (the sampling
     stops there)."""
-    if not (_sane(value) and _sane(inc)):
+    if not (representable(value) and representable(inc)):
         return None
     if op in ("<<=", ">>="):
-        if np.ndim(inc) or not 0 <= inc < 64 or (not np.ndim(value) and not -_INT64 <= value < _INT64):
+        if np.ndim(inc) or not 0 <= inc < 64:
             return None
+        if not np.ndim(value):
+            return S.shift_scalar(op == "<<=", value, inc)
         inc = int(inc)
     if op == "+=":
         return value + inc
@@ -273,9 +291,9 @@ def _step(op: str, value, inc):
     if op == "/=":
         return S._cdiv(value, inc) if np.all(np.asarray(inc) != 0) else None
     if op == "<<=":
-        return np.left_shift(value, inc) if np.ndim(value) else int(value) << int(inc)
+        return np.left_shift(value, inc)      # per-thread values (scalars returned above)
     if op == ">>=":
-        return np.right_shift(value, inc) if np.ndim(value) else int(value) >> int(inc)
+        return np.right_shift(value, inc)
     return None
 
 
@@ -328,7 +346,7 @@ def _trips(loop: Loop, env: Mapping, init, inc) -> float | None:
             span = span + (1 if inc > 0 else -1)
         trips = span / inc
         return max(0.0, float(math.ceil(trips))) if math.isfinite(trips) else None
-    if not (_sane(init) and _sane(bound) and _sane(inc)):
+    if not (representable(init) and representable(bound) and representable(inc)):
         return None     # beyond int64 or not finite: no count we can use
     inc = np.asarray(inc) * (1 if loop.step[0] == "+=" else -1)
     if np.any(inc == 0):

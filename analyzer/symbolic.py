@@ -30,7 +30,15 @@ THREAD_SYMBOLS = ("threadIdx.x", "threadIdx.y", "threadIdx.z")
 BLOCK_SYMBOLS = ("blockIdx.x", "blockIdx.y", "blockIdx.z")
 DIM_SYMBOLS = ("blockDim.x", "blockDim.y", "blockDim.z", "gridDim.x", "gridDim.y", "gridDim.z")
 BUILTIN_SYMBOLS = frozenset(THREAD_SYMBOLS + BLOCK_SYMBOLS + DIM_SYMBOLS + ("warpSize",))
-_INT64 = 1 << 63
+INT64_LIMIT = 1 << 63   # the values a C integer holds: -INT64_LIMIT .. INT64_LIMIT - 1
+
+
+def shift_scalar(left: bool, a, b):
+    """`a << b` (left) or `a >> b` on scalars, or None where C leaves it undefined (a count
+    outside 0..63) or the value is beyond int64 (`1 << 10**12` would not fit in memory)."""
+    if not (0 <= b < 64 and -INT64_LIMIT <= a < INT64_LIMIT):
+        return None
+    return int(a) << int(b) if left else int(a) >> int(b)
 
 
 def const(v: int | float) -> Expr:
@@ -262,9 +270,7 @@ def _apply(op: str, a: Any, b: Any) -> Any:
         if op in ("<<", ">>"):
             if np.ndim(a) or np.ndim(b):
                 return np.left_shift(a, b) if op == "<<" else np.right_shift(a, b)
-            if not (0 <= b < 64 and -_INT64 <= a < _INT64):
-                return None     # undefined in C (and `1 << 10**12` would not fit in memory)
-            return int(a) << int(b) if op == "<<" else int(a) >> int(b)
+            return shift_scalar(op == "<<", a, b)
         if op == "&":
             return np.bitwise_and(a, b) if np.ndim(a) or np.ndim(b) else int(a) & int(b)
         if op == "|":
@@ -344,17 +350,19 @@ def _mod(a, b):
 def _shl(a, b):
     if np.ndim(a) or np.ndim(b):
         return np.left_shift(a, b)
-    if not (0 <= b < 64 and -_INT64 <= a < _INT64):
-        raise _Unknown      # undefined in C (and `1 << 10**12` would not fit in memory)
-    return int(a) << int(b)
+    v = shift_scalar(True, a, b)
+    if v is None:
+        raise _Unknown
+    return v
 
 
 def _shr(a, b):
     if np.ndim(a) or np.ndim(b):
         return np.right_shift(a, b)
-    if not (0 <= b < 64 and -_INT64 <= a < _INT64):
+    v = shift_scalar(False, a, b)
+    if v is None:
         raise _Unknown
-    return int(a) >> int(b)
+    return v
 
 
 def _int_op(fn, scalar):

@@ -100,15 +100,9 @@ class LaunchError(FeatureError):
 
 def check_launch(grid, block, smem: int = 0) -> None:
     """CUDA's limits on a launch (all compute capabilities we model): LaunchError if it breaks one."""
-    def dims(what, v, limits):
-        if len(v) != 3 or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in v):
-            raise LaunchError(f"{what} {tuple(v)!r}: expected 3 integers")
-        if not all(1 <= d <= hi for d, hi in zip(v, limits)):
-            raise LaunchError(f"{what} {'x'.join(map(str, v))}: each dimension must be 1..{'/'.join(map(str, limits))}")
-    dims("block", block, (1024, 1024, 64))
-    dims("grid", grid, ((1 << 31) - 1, 65535, 65535))
-    if block[0] * block[1] * block[2] > 1024:
-        raise LaunchError(f"block {'x'.join(map(str, block))} has {block[0] * block[1] * block[2]} threads; CUDA allows 1024")
+    problem = models.launch_dims_problem("block", block) or models.launch_dims_problem("grid", grid)
+    if problem:
+        raise LaunchError(problem)
     if not isinstance(smem, (int, np.integer)) or isinstance(smem, bool) or not 0 <= smem < (1 << 32):
         raise LaunchError(f"dynamic shared memory {smem!r}: expected 0..2^32-1 bytes")
 

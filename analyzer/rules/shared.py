@@ -40,11 +40,6 @@ def bank_conflict(ctx: KernelContext, r):
                               ideal_wavefronts_per_request=round(est.ideal_per_request, 3), array=access.array)
 
 
-def _whole(a: np.ndarray) -> bool:
-    """Indices that are numbers a thread can hold (not `s[1e308]` or `s[1 << 70]`)."""
-    return a.dtype.kind in "iub" or (a.dtype.kind == "f" and bool(np.isfinite(a).all()))
-
-
 def _cross_thread(ctx: KernelContext, store, load) -> bool | None:
     """Does some thread read an element that another thread wrote? None if we cannot tell."""
     launch = ctx.launch
@@ -59,7 +54,7 @@ def _cross_thread(ctx: KernelContext, store, load) -> bool | None:
         if sa is None or la is None:
             return None
         sa, la = np.asarray(sa), np.asarray(la)
-        if not (_whole(sa) and _whole(la)):
+        if not (models.representable(sa) and models.representable(la)):
             return None
         sa = np.broadcast_to(sa, (n,))
         la = np.broadcast_to(la, (n,))

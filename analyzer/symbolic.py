@@ -347,22 +347,15 @@ def _mod(a, b):
     return _cmod(a, b)
 
 
-def _shl(a, b):
-    if np.ndim(a) or np.ndim(b):
-        return np.left_shift(a, b)
-    v = shift_scalar(True, a, b)
-    if v is None:
-        raise _Unknown
-    return v
-
-
-def _shr(a, b):
-    if np.ndim(a) or np.ndim(b):
-        return np.right_shift(a, b)
-    v = shift_scalar(False, a, b)
-    if v is None:
-        raise _Unknown
-    return v
+def _shift(array_op, left: bool):
+    def op(a, b):
+        if np.ndim(a) or np.ndim(b):
+            return array_op(a, b)
+        v = shift_scalar(left, a, b)
+        if v is None:
+            raise _Unknown
+        return v
+    return op
 
 
 def _int_op(fn, scalar):
@@ -372,7 +365,7 @@ def _int_op(fn, scalar):
 # Comparisons give numpy bools on arrays (numpy promotes them in arithmetic, as C does ints).
 _OPS = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": _div, "%": _mod,
-    "<<": _shl, ">>": _shr,
+    "<<": _shift(np.left_shift, True), ">>": _shift(np.right_shift, False),
     "&": _int_op(np.bitwise_and, lambda a, b: a & b), "|": _int_op(np.bitwise_or, lambda a, b: a | b),
     "^": _int_op(np.bitwise_xor, lambda a, b: a ^ b),
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,

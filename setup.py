@@ -1,8 +1,8 @@
 """Optional compiled build of the analyzer's hot modules and two C loops (everything else is in
 pyproject.toml).
 
-The lint path is pure Python. At install, Cython compiles the modules below from the same .py
-files (unchanged: `analyzer/symbolic.pxd` only declares C types for the recursive helpers) into
+The lint path is pure Python. At install, Cython compiles the modules below (the analyzer's hot
+ones and the reward model's features and gates) from the same .py files (unchanged: `analyzer/symbolic.pxd` only declares C types for the recursive helpers) into
 extension modules that Python imports instead of the sources: ~1.2x the lint speed. Two .pyx
 files are C loops with a numpy twin in the module that uses them: the lane models' per-warp
 counts (analyzer/_lanes.pyx) and the surrogate's few-row tree walk (rewardmodel/_forest.pyx).
@@ -21,6 +21,8 @@ COMPILED = [
     "analyzer/rules/__init__.py", "analyzer/rules/control.py", "analyzer/rules/memory.py",
     "analyzer/rules/shared.py", "analyzer/rules/occupancy.py", "analyzer/rules/precision.py",
     "analyzer/rules/parsing.py",
+    # the reward path's straight-line Python (features and gates around the analyzer's work)
+    "rewardmodel/features.py", "rewardmodel/reward.py",
     # C loops with a numpy twin in the module that imports them (analyzer/_fresh.py: accelerator)
     "analyzer/_lanes.pyx", "rewardmodel/_forest.pyx",
 ]

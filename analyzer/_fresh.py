@@ -1,6 +1,6 @@
 """Which of a module's two forms to import: its source, or the compiled module built from it.
 
-An install compiles the analyzer's hot modules (setup.py) next to their sources, and Python
+An install compiles the hot modules (setup.py) next to their sources, and Python
 imports a compiled module before a source of the same name. One older than its source was built
 before an edit (or a checkout): importing it would run old code, so the source is imported
 instead until the next install. CUDAPERF_PURE_PYTHON=1 imports every source (A/B checks).
@@ -12,7 +12,7 @@ import importlib.util
 import os
 import sys
 
-PACKAGES = ("analyzer",)   # the packages setup.py compiles .py modules of
+PACKAGES = ("analyzer", "rewardmodel")   # the packages setup.py compiles .py modules of
 _SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 _PREFIXES = tuple(p + "." for p in PACKAGES)
 

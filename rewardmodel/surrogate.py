@@ -443,13 +443,16 @@ class _Forest:
         self.bases = bases
         self.order = order
         self.split = [len(m[2]) for m in models]    # outputs per model
+        # the C walk holds typed views of the arrays, taken once
+        self._walk = (_forest_c.Walk(self.feat, self.thr, self.rowbase, self.child_base, self.leaf, self.leafshift,
+                                     self.depth, self.order, self.bases)
+                      if _forest_c is not None and self.feat.dtype == np.uint8 else None)
 
     def predict(self, X32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(point predictions, quantile predictions (rows, 3)) as float64, as XGBoost gives them."""
-        if _forest_c is not None and self.feat.dtype == np.uint8:
+        if self._walk is not None:
             out = np.empty((len(X32), len(self.bases)), dtype=np.float32)
-            _forest_c.walk(X32, self.feat, self.thr, self.rowbase, self.child_base, self.leaf, self.leafshift,
-                           self.depth, self.order, self.bases, out)
+            self._walk(X32, out)
             return out[:, 0].astype(np.float64), out[:, 1:1 + self.split[1]].astype(np.float64)
         return self.predict_numpy(X32)
 

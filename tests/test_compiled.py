@@ -123,8 +123,26 @@ print(json.dumps({"compiled": _fresh.compiled_modules(), "rows": rows}))
 """
 
 
+_REWARD = """
+import json
+from corpus.families import all_samples
+from analyzer import _fresh
+from rewardmodel.dataset import sample_args
+from rewardmodel.features import Problem
+from rewardmodel.reward import reward
+from rewardmodel.surrogate import load_default
+model = load_default()
+out = []
+for s in all_samples()[::23]:
+    br, _, _ = reward(s.source, s.kernel, grid=s.grid, block=s.block, smem=s.smem, args=sample_args(s),
+                      problem=Problem(s.bytes, s.flops), model=model, baseline_ms=0.1)
+    out.append(repr(br.to_dict()))
+print(json.dumps({"compiled": _fresh.compiled_modules(), "rewards": out}))
+"""
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("code", [_LINT, _FEATURES], ids=["lint", "features"])
+@pytest.mark.parametrize("code", [_LINT, _FEATURES, _REWARD], ids=["lint", "features", "reward"])
 def test_compiled_and_pure_python_agree(code):
     compiled = json.loads(_run(code, pure=False))
     if not any(compiled["compiled"].values()):

@@ -1,0 +1,46 @@
+# C declarations for access.py, read by Cython when setup.py compiles it (access.py is the source
+# either way): the walker becomes an extension type whose attributes are C fields and whose
+# methods call each other directly, not through an attribute lookup and a Python call each.
+cdef class _Walker:
+    cdef public object p, text, k, out, g, counter
+    cdef public dict type_args, consts, env, ptrs, types, _tuples, arrays, array_ptrs
+    cdef public list loops, guards, function_stack, returns
+    cdef public set scalar_params
+
+    cpdef _tuple(self, items)
+    cpdef resolve(self, type_name)
+    cpdef size_of(self, type_name)
+    cpdef fresh(self, name, line, deps)
+    cpdef bound(self, e, name, line)
+    cpdef _shared_scalar(self, name)
+    cpdef define(self, name, value, line)
+    cpdef run(self)
+    cpdef block(self, node)
+    cpdef block_rest(self, statements)
+    cpdef declaration(self, st)
+    cpdef if_statement(self, st)
+    cpdef _ends_in_exit(self, node)
+    cpdef with_assignments_opaque(self, body, walk)
+    cpdef for_statement(self, st)
+    cpdef _carried(self, changed, var, line, iter_sym)
+    cpdef _pointer_increment(self, nodes)
+    cpdef while_statement(self, st)
+    cpdef const_value(self, node)
+    cpdef expr_quiet(self, node)
+    cpdef expr(self, node)
+    cpdef _op(self, node)
+    cpdef number(self, node)
+    cpdef field(self, node)
+    cpdef binary(self, node)
+    cpdef assignment(self, node)
+    cpdef _note_double_call(self, name, values, line, col)
+    cpdef pointer(self, node)
+    cpdef _pointer_field(self, node)
+    cpdef _retype(self, p, type_text)
+    cpdef _index(self, node)
+    cpdef address_of(self, target)
+    cpdef _field_ptr(self, node)
+    cpdef load(self, node)
+    cpdef store(self, node)
+    cpdef _visit_children(self, node)
+    cpdef record(self, ptr, kind, node, extra)

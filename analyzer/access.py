@@ -254,6 +254,8 @@ def analyze(program: Program, kernel: Function, template_args: dict[str, int | s
 
 
 class _Walker:
+    # Compiled, this is an extension type: a new attribute must be declared in access.pxd too
+    # (tests/test_compiled.py checks that every attribute set here is).
     def __init__(self, program: Program, kernel: Function, template_args: dict[str, int | str]):
         self.p = program
         self.text = program.text     # text(node): Program.text itself (one call less than a method)

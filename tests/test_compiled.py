@@ -151,3 +151,29 @@ def test_compiled_and_pure_python_agree(code):
     assert not any(pure["compiled"].values())
     body = {k: v for k, v in compiled.items() if k != "compiled"}
     assert body == {k: v for k, v in pure.items() if k != "compiled"}
+
+
+def test_walker_attributes_are_declared_for_the_compiled_build():
+    """Compiled, access._Walker is an extension type (access.pxd): an attribute the .py sets but
+    the .pxd does not declare would fail only there. Every `self.x = ...` must be declared."""
+    import ast
+    import re
+
+    tree = ast.parse((ROOT / "analyzer" / "access.py").read_text())
+    walker = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "_Walker")
+    assigned = set()
+    for node in ast.walk(walker):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            for el in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                if isinstance(el, ast.Attribute) and isinstance(el.value, ast.Name) and el.value.id == "self":
+                    assigned.add(el.attr)
+    pxd = (ROOT / "analyzer" / "access.pxd").read_text()
+    declared = set()
+    for line in pxd.splitlines():
+        m = re.match(r"\s+cdef public \w+ (.+)$", line)
+        if m:
+            declared |= {n.strip() for n in m.group(1).split(",")}
+    assert assigned, "no attributes found: the test no longer reads _Walker"
+    assert assigned <= declared, f"declare in analyzer/access.pxd: {sorted(assigned - declared)}"

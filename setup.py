@@ -2,7 +2,8 @@
 pyproject.toml).
 
 The lint path is pure Python. At install, Cython compiles the modules below (the analyzer's hot
-ones and the reward model's features and gates) from the same .py files (unchanged: `analyzer/symbolic.pxd` only declares C types for the recursive helpers) into
+ones and the reward model's features and gates) from the same .py files (unchanged: the .pxd
+files beside them only declare C types: symbolic's recursive helpers, access's walker) into
 extension modules that Python imports instead of the sources: ~1.2x the lint speed. Two .pyx
 files are C loops with a numpy twin in the module that uses them: the lane models' per-warp
 counts (analyzer/_lanes.pyx) and the surrogate's few-row tree walk (rewardmodel/_forest.pyx).

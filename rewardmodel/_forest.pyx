@@ -29,6 +29,8 @@ cdef class Walk:
     def __init__(self, const uint8_t[:] feat, const float[:] thr, const int64_t[:] rowbase,
                  const int64_t[:] child_base, const float[:] leaf, const int64_t[:] leafshift, int depth,
                  const int64_t[:, :] order, const float[:] bases):
+        if bases.shape[0] < order.shape[0]:
+            raise ValueError("fewer base scores than outputs")
         self.feat, self.thr, self.rowbase, self.child_base = feat, thr, rowbase, child_base
         self.leaf, self.leafshift, self.depth, self.order, self.bases = leaf, leafshift, depth, order, bases
 
@@ -50,8 +52,8 @@ cdef class Walk:
         cdef const int64_t[:] leafshift = self.leafshift
         cdef const int64_t[:, :] order = self.order
         cdef const float[:] bases = self.bases
-        if out.shape[0] < rows or out.shape[1] < outputs or bases.shape[0] < outputs:
-            raise ValueError("output or base arrays too small")
+        if out.shape[0] < rows or out.shape[1] < outputs:
+            raise ValueError("output array too small")
         row = <float*>malloc((2 * nf + trees + outputs + 1) * sizeof(float))
         if row == NULL:
             raise MemoryError()

@@ -46,3 +46,25 @@ def fast_init(cls):
     init.__module__ = cls.__module__
     cls.__init__ = init
     return cls
+
+
+class lazy:
+    """`functools.cached_property` without its per-access lock (Python 3.11 takes an RLock on
+    every first access: ~3% of a reward call, which asks a kernel context for eight of them).
+    The value goes into the instance's `__dict__`, which shadows this non-data descriptor from
+    then on. Not for instances shared between threads before their first access."""
+
+    def __init__(self, func):
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        value = self.func(obj)
+        obj.__dict__[self.name] = value
+        return value

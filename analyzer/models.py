@@ -442,7 +442,7 @@ class Points:
         """The weights repeated for each warp of a point (computed once)."""
         w = self.__dict__.get("_warp_weights")
         if w is None:
-            w = np.repeat(self.weights, self.n // 32)
+            w = self.weights.repeat(self.n // 32)
             self.__dict__["_warp_weights"] = w
         return w
 
@@ -934,6 +934,16 @@ def _rows(addr: np.ndarray, count: int, n: int) -> np.ndarray:
     return out.reshape(-1)
 
 
+def _full(a: np.ndarray, count: int, n: int) -> np.ndarray:
+    """a (a scalar, (n,), (P, 1) or (P, n) array) broadcast to (P, n), a copy where it is not
+    that shape already (np.broadcast_to is Python code and costs more than the copy)."""
+    if a.shape == (count, n):
+        return a
+    out = np.empty((count, n), dtype=a.dtype)
+    out[...] = a
+    return out
+
+
 def _points_key(env: Mapping) -> tuple:
     return tuple(sorted((k, v) for k, v in env.items() if not isinstance(v, np.ndarray) and "." not in k))
 
@@ -953,7 +963,7 @@ def _estimate(access, env, n, launch, model, cache, max_iters, max_points, assum
     addr = _rows(addr, pts.count, n)
     mask = cache.mask(access.guards, (key, access.loops), pts).reshape(-1)
     r, u, i = model(addr, mask, access.elem_size)
-    w = np.repeat(pts.weights, n // 32)
+    w = pts.weights.repeat(n // 32)
     req = float(w @ r)
     if req == 0:
         return Estimate(0.0, 0.0, 0.0, 0.0, assumed)
@@ -987,7 +997,7 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
         v = S.evaluate(cond, pts.env, pts.memo)
         if v is None:
             return None
-        values = np.broadcast_to(np.asarray(v) != 0, (pts.count, n)).reshape(-1, 32)
+        values = _full(np.asarray(v) != 0, pts.count, n).reshape(-1, 32)
         m = cache.mask(guards, (key, loops), pts).reshape(-1, 32)
         any_true = _any(values & m, axis=1)
         any_false = _any(~values & m, axis=1)

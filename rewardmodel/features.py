@@ -12,7 +12,6 @@ and refuses to load against a different schema.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -302,7 +301,10 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
         unresolved.append(f"parameters without a value (assumed {models.DEFAULT_PARAM_VALUE}): {', '.join(summ.assumed)}")
 
     # ---- findings
-    counts = Counter(f.code for f in lint.findings if f.kernel == base)
+    counts: dict[str, int] = {}
+    for f in lint.findings:
+        if f.kernel == base:
+            counts[f.code] = counts.get(f.code, 0) + 1
     for code in FINDING_CODES:
         v[f"n_{code}"] = counts.get(code, 0)
 

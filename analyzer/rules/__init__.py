@@ -11,14 +11,13 @@ import importlib
 import pkgutil
 import textwrap
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Callable, Iterable
 
 from .. import models
 from ..access import Access, KernelAccesses
 from ..parse import Function, Program
 from ..resources import Resources
-from .._records import fast_init
+from .._records import fast_init, lazy
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -65,20 +64,20 @@ class KernelContext:
     param_defaults: dict = field(default_factory=dict)
     launch_smem: int = 0              # dynamic shared memory of the launch, bytes
 
-    @cached_property
+    @lazy
     def points(self) -> models.PointCache:
         """Sampled loop iterations shared by every estimate and divergence check of the kernel."""
         return models.PointCache()
 
-    @cached_property
+    @lazy
     def _symbol_memo(self) -> dict:
         return {}
 
-    @cached_property
+    @lazy
     def access_symbols(self) -> list[set[str]]:
         return [models.access_symbols(a, self._symbol_memo) for a in self.accesses.accesses]
 
-    @cached_property
+    @lazy
     def symbols(self) -> set[str]:
         """Every symbol the kernel's accesses and branches read: all bind the same parameters."""
         needed: set[str] = set().union(*self.access_symbols) if self.access_symbols else set()
@@ -86,13 +85,13 @@ class KernelContext:
             needed |= models.access_symbols(b, self._symbol_memo)
         return needed
 
-    @cached_property
+    @lazy
     def estimates(self) -> list[models.Estimate | None]:
         return models.estimate_many(self.accesses.accesses, self.launch, max_iters=self.options.max_iters,
                                     defaults=self.param_defaults, cache=self.points, needed=self.symbols,
                                     owns=self.access_symbols)
 
-    @cached_property
+    @lazy
     def unknown_requests(self) -> list[float | None]:
         """Per access: the warp requests per block of a global or shared access whose traffic has
         no estimate (data-dependent address), else None. Only the reward model's features ask."""
@@ -113,7 +112,7 @@ class KernelContext:
         return models.warp_requests(barrier, self.launch, cache=self.points, needed=needed,
                                     defaults=self.param_defaults, max_iters=self.options.max_iters)
 
-    @cached_property
+    @lazy
     def _divergent_memo(self) -> dict:
         return {}
 
@@ -133,7 +132,7 @@ class KernelContext:
     def estimate_of(self, access: Access) -> models.Estimate | None:
         return self.estimates[self.accesses.accesses.index(access)]
 
-    @cached_property
+    @lazy
     def static_shared_bytes(self) -> int:
         total = 0
         for arr in list(self.kernel.shared) + [g for g in self.program.globals_ if g.space == "shared"]:
@@ -145,7 +144,7 @@ class KernelContext:
             total += size * (self.program.type_size(arr.type) or 4)
         return total
 
-    @cached_property
+    @lazy
     def occupancy(self) -> models.Occupancy:
         smem = self.resources.shared_static if self.resources.measured else self.static_shared_bytes
         dynamic = self.launch_smem

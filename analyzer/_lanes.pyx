@@ -123,3 +123,32 @@ def shared_wavefronts(const int64_t[:] addr, const uint8_t[:] active, int64_t si
             requests[w] = 1.0 if any_active else 0.0
             wavefronts[w] = total
             ideal[w] = busy
+
+
+def split_warp(const uint8_t[:, :] values, const uint8_t[:, :] active):
+    """Whether some warp has an active lane where `values` holds and another where it does not
+    (`models.is_divergent`'s test). active: (points, threads), threads a whole number of warps;
+    values: the same shape, or one row that every point shares. The numpy version in
+    models.is_divergent is the reference (~9 calls on whole arrays)."""
+    cdef Py_ssize_t points = active.shape[0], threads = active.shape[1], p, l, r, start
+    cdef bint saw_true, saw_false, split = False
+    if threads % 32 or values.shape[1] != threads or values.shape[0] not in (1, points):
+        raise ValueError(f"values {values.shape[0]}x{values.shape[1]} do not match the lanes {points}x{threads}")
+    with nogil:
+        for p in range(points):
+            r = p if values.shape[0] > 1 else 0
+            for start in range(0, threads, 32):
+                saw_true = False
+                saw_false = False
+                for l in range(start, start + 32):
+                    if active[p, l]:
+                        if values[r, l]:
+                            saw_true = True
+                        else:
+                            saw_false = True
+                if saw_true and saw_false:
+                    split = True
+                    break
+            if split:
+                break
+    return split

@@ -511,7 +511,7 @@ class PointCache:
         hit = self.bound.get(k)
         # the same objects, and (they are mutable) still the same contents
         if hit is None or hit[0] is not launch or hit[1] is not needed or hit[2] is not defaults or \
-                hit[6] != (frozenset(needed), dict(launch.args), dict(defaults or {})):
+                needed != hit[6][0] or launch.args != hit[6][1] or (defaults or {}) != hit[6][2]:
             env, assumed = bind_params(thread_env(launch, max_threads), launch.args, needed, defaults)
             # a small int stands for the bound values in the cache keys (hashed on every lookup)
             hit = (launch, needed, defaults, env, assumed, ("bound", len(self.bound)),
@@ -997,7 +997,13 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
         v = S.evaluate(cond, pts.env, pts.memo)
         if v is None:
             return None
-        values = _full(np.asarray(v) != 0, pts.count, n).reshape(-1, 32)
+        vb = np.asarray(v) != 0
+        if _lanes is not None and (vb.ndim == 0 or vb.shape in ((n,), (pts.count, 1), (1, n), (pts.count, n))):
+            if vb.ndim == 0 or vb.shape == (pts.count, 1):
+                return False   # the same in every lane of a point: no warp splits
+            m = cache.mask(guards, (key, loops), pts).reshape(pts.count, n)
+            return _lanes.split_warp(vb.reshape(-1, n).view(np.uint8), m.view(np.uint8))
+        values = _full(vb, pts.count, n).reshape(-1, 32)
         m = cache.mask(guards, (key, loops), pts).reshape(-1, 32)
         any_true = _any(values & m, axis=1)
         any_false = _any(~values & m, axis=1)

@@ -97,6 +97,17 @@ class LaunchError(FeatureError):
     """A launch configuration CUDA would refuse: nothing to predict."""
 
 
+_SETTINGS: dict[tuple[str, bool], LintSettings] = {}
+
+
+def _settings(arch: str, ptxas: bool) -> LintSettings:
+    # frozen, so one per (arch, ptxas) serves every call (making one with its Options costs ~4 us)
+    s = _SETTINGS.get((arch, ptxas))
+    if s is None:
+        s = _SETTINGS[(arch, ptxas)] = LintSettings(arch=arch, ptxas=ptxas)
+    return s
+
+
 def check_launch(grid, block, smem: int = 0) -> None:
     """CUDA's limits on a launch (all compute capabilities we model): LaunchError if it breaks one."""
     problem = models.launch_dims_problem("block", block) or models.launch_dims_problem("grid", grid)
@@ -128,7 +139,7 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     check_launch(grid, block, smem)
     problem = problem or Problem()
     args = dict(args or {})
-    settings = LintSettings(arch=arch, ptxas=ptxas)
+    settings = _settings(arch, bool(ptxas))
     if lint is None:
         lint = lint_source(source, path, settings=settings, kernels=[kernel],
                            launches={kernel: LaunchSpec(tuple(block), tuple(grid), smem, args)})

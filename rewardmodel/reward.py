@@ -62,6 +62,9 @@ class RewardConfig:
                              "(-w_speed * speed_clip): a failed candidate would outscore a correct slow one")
 
 
+_DEFAULT_CONFIG = RewardConfig()   # frozen: shared by the calls that pass none
+
+
 @dataclass
 class Gate:
     passed: bool | None                    # None: not checked
@@ -257,7 +260,7 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     """(Breakdown, Features or None, prediction dict or None) for one candidate launch."""
     from analyzer.lint import split_name_expression
 
-    config = config or RewardConfig()
+    config = config or _DEFAULT_CONFIG
     gates: dict[str, Gate] = {}
     base, _ = split_name_expression(kernel)
     try:

@@ -151,6 +151,42 @@ def test_c_lane_loops_count_as_numpy_does():
             assert all(np.array_equal(x, y) for x, y in zip(c, ref)), (trial, size)
 
 
+def test_c_warp_split_decides_as_numpy_does(monkeypatch):
+    """is_divergent's C test (analyzer._lanes.split_warp) against its numpy form: on random
+    lanes and guards of every shape a condition evaluates to, and on the branches of real
+    kernels (each family variant at its first size)."""
+    if models._lanes is None:
+        pytest.skip("analyzer._lanes is not built in this install (pure Python)")
+    rng = np.random.default_rng(11)
+    for trial in range(400):
+        points, n = int(rng.integers(1, 6)), 32 * int(rng.integers(1, 4))
+        active = rng.random((points, n)) < [1.0, 0.7, 0.03, 0.0][trial % 4]
+        values = [rng.random((points, n)) < 0.5, rng.random((1, n)) < 0.5,
+                  np.repeat(rng.random((points, 1)) < 0.5, n, axis=1), np.ones((points, n), dtype=bool),
+                  (np.arange(n) // 32 % 2 == 0)[None, :].repeat(points, axis=0)][trial % 5]
+        full = np.broadcast_to(values, (points, n)).reshape(-1, 32)
+        m = active.reshape(-1, 32)
+        ref = bool(np.any(np.any(full & m, axis=1) & np.any(~full & m, axis=1)))
+        assert models._lanes.split_warp(values.view(np.uint8), active.view(np.uint8)) is ref, trial
+
+    from analyzer.lint import LaunchSpec, lint_source
+    from corpus.families import all_samples
+    from rewardmodel.dataset import sample_args
+    seen, answers = set(), []
+    for s in all_samples():
+        if (s.family, s.variant) in seen:
+            continue
+        seen.add((s.family, s.variant))
+        res = lint_source(s.source, kernels=[s.kernel], launches={s.kernel: LaunchSpec(s.block, s.grid, s.smem, sample_args(s))})
+        for ctx in res.contexts:
+            for b in ctx.accesses.branches:
+                answers.append((ctx, b, models.is_divergent(b.cond, b.loops, b.guards, ctx.launch, cache=models.PointCache())))
+    assert sum(a is True for *_, a in answers) >= 10 and sum(a is False for *_, a in answers) >= 10
+    monkeypatch.setattr(models, "_lanes", None)
+    for ctx, b, a in answers:
+        assert models.is_divergent(b.cond, b.loops, b.guards, ctx.launch, cache=models.PointCache()) is a, b.text
+
+
 @pytest.mark.parametrize("arch,threads,regs,smem,expected,limiter", [
     ("sm_90", 256, 32, 0, 1.0, "warps"),
     ("sm_90", 256, 64, 0, 0.5, "registers"),      # 64 regs * 256 threads = 16384/block -> 4 blocks -> 32 warps

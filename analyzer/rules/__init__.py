@@ -108,7 +108,10 @@ class KernelContext:
     def warp_arrivals(self, barrier) -> float:
         """Warps arriving at a barrier per block, over its loops' iterations (models.warp_requests
         on the barrier's loops and guards). Only the reward model's features ask."""
-        needed = self.symbols | models.access_symbols(barrier, self._symbol_memo)
+        own = models.access_symbols(barrier, self._symbol_memo)
+        # the kernel's set itself where it holds the barrier's symbols (the usual case): the
+        # binding, the sampled points and the guard masks the estimates made are reused
+        needed = self.symbols if own <= self.symbols else self.symbols | own
         return models.warp_requests(barrier, self.launch, cache=self.points, needed=needed,
                                     defaults=self.param_defaults, max_iters=self.options.max_iters)
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,16 +75,30 @@ def find(start: Path) -> Path | None:
         py = d / "pyproject.toml"
         if py.is_file():
             try:
-                if "cudaperf" in tomllib.loads(py.read_text()).get("tool", {}):
+                text = py.read_text()
+                # parsed (and tomllib imported: part of a pre-commit hook's start-up) only where
+                # the word occurs, which a [tool.cudaperf] table needs
+                if "cudaperf" in text and _has_table(text):
                     return py
-            except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
+            except (OSError, UnicodeDecodeError):
                 pass
         if (d / ".git").exists():
             break
     return None
 
 
+def _has_table(pyproject: str) -> bool:
+    import tomllib
+
+    try:
+        return "cudaperf" in tomllib.loads(pyproject).get("tool", {})
+    except tomllib.TOMLDecodeError:
+        return False
+
+
 def load(path: Path) -> Config:
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

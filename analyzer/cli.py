@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 # Set before numpy loads (the imports below): OpenBLAS starts one thread per core when it loads,
-# ~50 ms of a 0.4 s cold start on a 16-core host (measured on the H200 host, bench/README.md),
-# and the analyzer's arrays are far too small to use them; `--jobs` workers inherit it too.
-# A user's own setting is kept.
+# which the analyzer's small arrays never use (on the 16-core H200 host the cold start's median
+# went 363 -> 342 ms; bench/README.md); `--jobs` workers inherit it. A user's own setting is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from . import ParserUnavailable  # noqa: E402 - after the environment above

@@ -41,12 +41,11 @@ def launch_dims_problem(kind: str, dims) -> str | None:
     limits = BLOCK_LIMITS if kind == "block" else GRID_LIMITS
     if len(dims) != 3 or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
         return f"{kind} {tuple(dims)!r}: expected 3 integers"
-    shape = "x".join(map(str, dims))
     if not all(1 <= d <= hi for d, hi in zip(dims, limits)):
-        return f"{kind} {shape}: each dimension must be 1..{'/'.join(map(str, limits))}"
+        return f"{kind} {'x'.join(map(str, dims))}: each dimension must be 1..{'/'.join(map(str, limits))}"
     threads = dims[0] * dims[1] * dims[2]
     if kind == "block" and threads > BLOCK_THREADS_LIMIT:
-        return f"block {shape} has {threads} threads; CUDA allows {BLOCK_THREADS_LIMIT}"
+        return f"block {'x'.join(map(str, dims))} has {threads} threads; CUDA allows {BLOCK_THREADS_LIMIT}"
     return None
 
 
@@ -118,6 +117,9 @@ class Occupancy:
     limits: dict[str, int] = field(default_factory=dict, compare=False)
 
 
+_LIMITER_ORDER = {"warps": 0, "blocks": 1, "registers": 2, "shared memory": 3}   # ties go to the first
+
+
 def occupancy(a: Arch, threads_per_block: int, regs_per_thread: int, smem_per_block: int) -> Occupancy:
     """Theoretical occupancy, as the CUDA occupancy calculator computes it."""
     if threads_per_block <= 0 or threads_per_block > 1024:
@@ -134,7 +136,7 @@ def occupancy(a: Arch, threads_per_block: int, regs_per_thread: int, smem_per_bl
             return Occupancy(0, 0, 0.0, "shared memory", limits)
         per_block = math.ceil((smem_per_block + a.smem_reserved_per_block) / a.smem_alloc_unit) * a.smem_alloc_unit
         limits["shared memory"] = a.smem_per_sm // per_block
-    limiter = min(limits, key=lambda k: (limits[k], ["warps", "blocks", "registers", "shared memory"].index(k)))
+    limiter = min(limits, key=lambda k: (limits[k], _LIMITER_ORDER[k]))
     blocks = limits[limiter]
     return Occupancy(blocks, blocks * warps, blocks * warps / a.max_warps_per_sm, limiter, limits)
 

@@ -873,7 +873,7 @@ class EstimateBatch:
                 addr = np.asarray(addr)
                 if addr.dtype.kind not in "iub":
                     continue
-                addr = _rows(addr, pts.count, n)
+                addr = _full(addr, pts.count, n, np.int64).reshape(-1)
                 pkey = (key, a.loops)
                 mask2d = cache.mask(a.guards, pkey, pts)
                 groups.setdefault((a.space, a.elem_size), []).append(
@@ -926,22 +926,12 @@ def warp_requests(access: Access, launch: Launch, *, cache: PointCache, needed: 
     return req * (launch.threads / n if n < launch.threads else 1.0)
 
 
-def _rows(addr: np.ndarray, count: int, n: int) -> np.ndarray:
-    """addr (a scalar, (n,), (P, 1) or (P, n) array) as int64 over all points and threads, flat
-    (np.broadcast_to is Python code and costs more than the copy)."""
-    if addr.shape == (count, n):
-        return addr.astype(np.int64, copy=False).reshape(-1)
-    out = np.empty((count, n), dtype=np.int64)
-    out[...] = addr
-    return out.reshape(-1)
-
-
-def _full(a: np.ndarray, count: int, n: int) -> np.ndarray:
-    """a (a scalar, (n,), (P, 1) or (P, n) array) broadcast to (P, n), a copy where it is not
-    that shape already (np.broadcast_to is Python code and costs more than the copy)."""
+def _full(a: np.ndarray, count: int, n: int, dtype=None) -> np.ndarray:
+    """a (a scalar, (n,), (P, 1) or (P, n) array) broadcast to (P, n), as `dtype` if given; a
+    copy where it is not that already (np.broadcast_to is Python code and costs more than the copy)."""
     if a.shape == (count, n):
-        return a
-    out = np.empty((count, n), dtype=a.dtype)
+        return a if dtype is None else a.astype(dtype, copy=False)
+    out = np.empty((count, n), dtype=a.dtype if dtype is None else dtype)
     out[...] = a
     return out
 
@@ -962,7 +952,7 @@ def _estimate(access, env, n, launch, model, cache, max_iters, max_points, assum
     addr = np.asarray(addr)
     if addr.dtype.kind not in "iub":
         return None
-    addr = _rows(addr, pts.count, n)
+    addr = _full(addr, pts.count, n, np.int64).reshape(-1)
     mask = cache.mask(access.guards, (key, access.loops), pts).reshape(-1)
     r, u, i = model(addr, mask, access.elem_size)
     w = pts.weights.repeat(n // 32)

@@ -75,12 +75,27 @@ def roofline_ms(X: np.ndarray) -> np.ndarray:
     return 10.0 ** np.asarray(X)[:, _ROOF] * 1e3
 
 
-def target_base(X: np.ndarray, target: str) -> np.ndarray | float:
-    """log10 of the milliseconds a target is relative to (0.0 for log_time)."""
+def _target_col(target: str) -> int | None:
     if target not in TARGET_BASE:
         raise ValueError(f"unknown target {target!r}: choose one of {', '.join(TARGET_BASE)}")
-    col = TARGET_BASE[target]
+    return TARGET_BASE[target]
+
+
+def target_base(X: np.ndarray, target: str) -> np.ndarray | float:
+    """log10 of the milliseconds a target is relative to (0.0 for log_time)."""
+    col = _target_col(target)
     return 0.0 if col is None else np.asarray(X)[:, col] + 3.0
+
+
+def _widen_one(unknown_share: float, bytes_known: float, assumed: float) -> float:
+    """widen_factor of one row, on Python floats (missing values as 0), in its float64 order."""
+    if math.isnan(unknown_share):
+        unknown_share = 0.0
+    if math.isnan(bytes_known):
+        bytes_known = 0.0
+    if math.isnan(assumed):
+        assumed = 0.0
+    return 1.0 + unknown_share + 1.0 * (1.0 - bytes_known) + 0.25 * min(assumed, 4.0)
 
 
 def widen_factor(X: np.ndarray) -> np.ndarray:
@@ -92,11 +107,7 @@ def widen_factor(X: np.ndarray) -> np.ndarray:
         # (numpy's cost per call is most of the time for so few values)
         rows = cols.tolist()
         if not any(math.isinf(x) for r in rows for x in r):
-            out = []
-            for r in rows:
-                unknown_share, bytes_known, assumed = (0.0 if math.isnan(x) else x for x in r)
-                out.append(1.0 + unknown_share + 1.0 * (1.0 - bytes_known) + 0.25 * min(assumed, 4.0))
-            return np.array(out, dtype=np.float64)
+            return np.array([_widen_one(*r) for r in rows], dtype=np.float64)
     if cols.dtype == np.float64 and not np.isinf(cols).any():
         cols[np.isnan(cols)] = 0.0    # np.nan_to_num's answer where nothing is infinite (~4x cheaper)
     else:
@@ -282,17 +293,13 @@ class Surrogate:
             return None
         out = np.empty((1, len(forest.bases)), dtype=np.float32)
         forest._walk(X.astype(np.float32), out)
-        o = out[0].tolist()
-        p, q = o[0], o[1:1 + forest.split[1]]
-        if not all(math.isfinite(v) for v in o[:1 + forest.split[1]]):
+        o = out[0].tolist()[:1 + forest.split[1]]
+        if not all(map(math.isfinite, o)):
             return None
+        p, q = o[0], o[1:]
         lo, hi = min(q[0], p), max(q[2], p)
-        unknown_share, bytes_known, assumed = (0.0 if math.isnan(x) else x for x in (xs[i] for i in _WIDEN_COLS))
-        widen = 1.0 + unknown_share + 1.0 * (1.0 - bytes_known) + 0.25 * min(assumed, 4.0)
-        half = max((hi - lo) / 2.0, 1e-3) * self.scale_ * widen
-        col = TARGET_BASE.get(self.config.target, -1)
-        if col == -1:
-            target_base(X, self.config.target)   # its error
+        half = max((hi - lo) / 2.0, 1e-3) * self.scale_ * _widen_one(*(xs[i] for i in _WIDEN_COLS))
+        col = _target_col(self.config.target)
         b = 0.0 if col is None else xs[col] + 3.0
         v = 10.0 ** np.array([p + b, (p - half) + b, (p + half) + b])
         return Interval(v[0:1], v[1:2], v[2:3])

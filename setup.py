@@ -4,9 +4,10 @@ pyproject.toml).
 The lint path is pure Python. At install, Cython compiles the modules below (the analyzer's hot
 ones and the reward model's features and gates) from the same .py files (unchanged: the .pxd
 files beside them only declare C types: symbolic's recursive helpers, access's walker) into
-extension modules that Python imports instead of the sources: ~1.2x the lint speed. Two .pyx
-files are C loops with a numpy twin in the module that uses them: the lane models' per-warp
-counts (analyzer/_lanes.pyx) and the surrogate's few-row tree walk (rewardmodel/_forest.pyx).
+extension modules that Python imports instead of the sources: ~1.2x the lint speed. Three .pyx
+files are C loops with a Python twin (numpy or `re`) in the module that uses them: the lane models'
+per-warp counts (analyzer/_lanes.pyx), the static register estimate's word scan
+(analyzer/_scan.pyx) and the surrogate's few-row tree walk (rewardmodel/_forest.pyx).
 Without a C compiler or Cython, or with CUDAPERF_PURE_PYTHON=1, the install is pure Python and
 gives the same results. A compiled module older than its source is ignored (analyzer/_fresh.py).
 """
@@ -24,8 +25,8 @@ COMPILED = [
     "analyzer/rules/parsing.py",
     # the reward path's straight-line Python (features and gates around the analyzer's work)
     "rewardmodel/features.py", "rewardmodel/reward.py",
-    # C loops with a numpy twin in the module that imports them (analyzer/_fresh.py: accelerator)
-    "analyzer/_lanes.pyx", "rewardmodel/_forest.pyx",
+    # C loops with a Python twin in the module that imports them (analyzer/_fresh.py: accelerator)
+    "analyzer/_lanes.pyx", "analyzer/_scan.pyx", "rewardmodel/_forest.pyx",
 ]
 
 

@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from . import _fresh
 from .cache import cache_root
 from ._records import fast_init
 from .parse import Function, Program
@@ -259,6 +260,27 @@ def _word_matches(pattern: re.Pattern, text: str):
         pos = m.end()
 
 
+_scan = _fresh.accelerator("analyzer._scan")
+
+
+def register_words(text: str) -> tuple[int, int, int, list[re.Match]]:
+    """The matches the estimate counts: of _DECL, _VECTOR and _DOUBLE (how many) and of
+    _LOCAL_ARRAY (the matches), each at word starts only, as `_word_matches` finds them. One C
+    pass (analyzer/_scan.pyx) where it is built; these regular expressions are its reference."""
+    if _scan is None:
+        return (sum(1 for _ in _word_matches(_DECL, text)), sum(1 for _ in _word_matches(_VECTOR, text)),
+                sum(1 for _ in _word_matches(_DOUBLE, text)), list(_word_matches(_LOCAL_ARRAY, text)))
+    decl, vector, double, candidates = _scan.register_words(text)
+    arrays, end = [], 0
+    for at in candidates:   # every word start where _LOCAL_ARRAY can match, in order
+        if at >= end:
+            m = _LOCAL_ARRAY.match(text, at)
+            if m is not None:
+                arrays.append(m)
+                end = m.end()
+    return decl, vector, double, arrays
+
+
 def estimate_registers(program: Program, kernel: Function) -> Resources:
     """A rough static register count: live scalars, pointers and unrolled local arrays.
 
@@ -268,10 +290,9 @@ def estimate_registers(program: Program, kernel: Function) -> Resources:
     pointers = sum(1 for p in kernel.params if p.pointer)
     scalars = sum(1 for p in kernel.params if not p.pointer)
     regs = 8 + 2 * pointers + scalars
-    regs += 2 * sum(1 for _ in _word_matches(_DECL, text))
-    regs += 6 * sum(1 for _ in _word_matches(_VECTOR, text))
-    regs += 2 * sum(1 for _ in _word_matches(_DOUBLE, text))
-    for m in _word_matches(_LOCAL_ARRAY, text):
+    decl, vector, double, arrays = register_words(text)
+    regs += 2 * decl + 6 * vector + 2 * double
+    for m in arrays:
         if "__shared__" in text[max(0, m.start() - 40):m.start()]:
             continue
         dims = [program.constants.get(g, int(g) if g and g.isdigit() else None) for g in m.groups() if g]

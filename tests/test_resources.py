@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,39 @@ __global__ void reduce(const T* in, T* out, int n) {
     res = lint_source(src, "t.cu", kernels=["reduce<256, float>"], settings=LintSettings(ptxas=True, ptxas_backend="nvrtc"))
     (k,) = res.kernels
     assert k.registers_source == "ptxas (nvrtc)" and k.registers > 0, res.notes
+
+
+def _regex_words(text):
+    """The estimate's word counts by its regular expressions (the reference for analyzer/_scan.pyx)."""
+    w = resources._word_matches
+    return (sum(1 for _ in w(resources._DECL, text)), sum(1 for _ in w(resources._VECTOR, text)),
+            sum(1 for _ in w(resources._DOUBLE, text)), [m.span() + m.groups() for m in w(resources._LOCAL_ARRAY, text)])
+
+
+def test_c_word_scan_counts_as_the_regular_expressions_do(monkeypatch):
+    """The C scan (where built) against the regular expressions, on every kernel file and corpus source
+    and on random text built from the words looked for, names, brackets and (Unicode) spaces and letters."""
+    if resources._scan is None:
+        pytest.skip("analyzer._scan is not built in this install (pure Python)")
+    import random
+
+    from corpus.families import all_samples
+
+    root = Path(__file__).resolve().parent.parent
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(root.glob("**/*.cu*")) if p.is_file()]
+    texts += sorted({s.source for s in all_samples()})
+    words = ["int", "unsigned", "float", "size_t", "long", "double", "half", "float2", "float4", "int4", "auto",
+             "bool", "double2", "x", "_y", "a1", "N", "é", "int_", "__shared__"]
+    seps = [" ", "  ", "\t", "\n", "\x0b", "\x1c", "\u00a0", "\u2003", "[", "]", "(", ";", "*", ",", "=", "0", "_",
+            "é", "\u0663"]
+    rng = random.Random(0)
+    texts += ["".join(rng.choice(words if rng.random() < 0.5 else seps) for _ in range(rng.randint(0, 14)))
+              for _ in range(20000)]
+    with_c = []
+    for t in texts:
+        d, v, b, arrays = resources.register_words(t)
+        with_c.append((d, v, b, [m.span() + m.groups() for m in arrays]))
+    assert with_c == [_regex_words(t) for t in texts]
+    assert sum(r[0] for r in with_c) > 1000 and sum(len(r[3]) for r in with_c) > 100   # the cases occur
+    monkeypatch.setattr(resources, "_scan", None)
+    assert resources.register_words(texts[0])[:3] == with_c[0][:3]

@@ -1,0 +1,110 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The static register estimate's word counts as one C pass over a kernel's text (compiled at
+install by setup.py; optional).
+
+`resources.estimate_registers` counts declarations, vector and double words with four regular
+expressions that may only match at the start of a word. Each scan stops at every letter that
+could begin one of its words (i, f, d, ... are everywhere in CUDA), and they were ~3% of a reward
+call. The regular expressions in resources.py stay the reference (tests compare the two) and
+what runs without a compiler. Word and space characters are `re`'s for str patterns: a word
+character is alphanumeric (Unicode) or `_`; a space is what str.isspace() accepts.
+"""
+from cpython.unicode cimport Py_UNICODE_ISALNUM, Py_UNICODE_ISSPACE
+
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object)
+    void* PyUnicode_DATA(object)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+
+
+# the words looked for, and what each is: a declaration's type (_DECL, 1), a local array's element
+# type (_LOCAL_ARRAY, 2), a vector type (_VECTOR, 4), `double` (_DOUBLE, 8)
+cdef extern from *:
+    """
+    static const char* const SCAN_WORDS[13] = {"int", "unsigned", "float", "size_t", "long", "double", "half",
+                                               "float2", "float4", "int4", "auto", "bool", "double2"};
+    static const int SCAN_KINDS[13] = {1 | 2, 1, 1 | 2, 1, 1, 1 | 2 | 8, 1 | 2, 1, 1 | 4, 1 | 4, 1, 1, 4};
+    """
+    const char* const SCAN_WORDS[13]
+    const int SCAN_KINDS[13]
+
+cdef enum:
+    DECL = 1
+    ARRAY = 2
+    VECTOR = 4
+    DOUBLE = 8
+
+
+cdef inline bint _word(Py_UCS4 c) noexcept:
+    if c < 128:     # ASCII without Unicode's tables (four lookups for a character that is not a letter)
+        return (u"a" <= c <= u"z") or (u"A" <= c <= u"Z") or (u"0" <= c <= u"9") or c == u"_"
+    return Py_UNICODE_ISALNUM(c)
+
+
+cdef int _kind(int kind, void* data, Py_ssize_t i, Py_ssize_t j) noexcept:
+    """What text[i:j] is among the words looked for (0: none of them)."""
+    cdef int w
+    cdef Py_ssize_t k
+    cdef const char* s
+    if j - i < 3 or j - i > 8:
+        return 0
+    for w in range(13):
+        s = SCAN_WORDS[w]
+        k = 0
+        while i + k < j and s[k] != 0 and PyUnicode_READ(kind, data, i + k) == <Py_UCS4>s[k]:
+            k += 1
+        if i + k == j and s[k] == 0:
+            return SCAN_KINDS[w]
+    return 0
+
+
+cdef bint _array_name_at(int kind, void* data, Py_ssize_t k, Py_ssize_t n) noexcept:
+    """Whether a name and then `[` (spaces between allowed) begin at k: _LOCAL_ARRAY's `\\w+\\s*\\[`."""
+    if k >= n or not _word(PyUnicode_READ(kind, data, k)):
+        return False
+    while k < n and _word(PyUnicode_READ(kind, data, k)):
+        k += 1
+    while k < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, k)):
+        k += 1
+    return k < n and PyUnicode_READ(kind, data, k) == u"["
+
+
+def register_words(str text):
+    """(declarations, vector words, double words, local-array candidates) in `text`: the numbers of
+    matches `resources._word_matches` gives for _DECL, _VECTOR and _DOUBLE, and the word starts where
+    _LOCAL_ARRAY may match (a float/int/double/half word, spaces, a name and `[`), in order.
+
+    A _DECL match (`int  x`) ends just after the next word's first letter, so that word cannot begin
+    the next match: it is skipped here too."""
+    cdef Py_ssize_t n = len(text), i = 0, j, k, skip = 0
+    cdef Py_ssize_t decl = 0, vector = 0, double = 0
+    cdef int kind = PyUnicode_KIND(text), what
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS4 c
+    candidates = []
+    while i < n:
+        if not _word(PyUnicode_READ(kind, data, i)):
+            i += 1
+            continue
+        j = i + 1
+        while j < n and _word(PyUnicode_READ(kind, data, j)):
+            j += 1
+        what = _kind(kind, data, i, j)
+        if what:
+            k = j
+            while k < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, k)):
+                k += 1
+            if what & ARRAY and k > j and _array_name_at(kind, data, k, n):
+                candidates.append(i)
+            if what & DECL and i >= skip and k > j and k < n:
+                c = PyUnicode_READ(kind, data, k)
+                if c == u"_" or (u"a" <= c <= u"z") or (u"A" <= c <= u"Z"):
+                    decl += 1
+                    skip = k + 1
+            if what & VECTOR:
+                vector += 1
+            if what & DOUBLE:
+                double += 1
+        i = j
+    return decl, vector, double, candidates

@@ -1,14 +1,19 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The static register estimate's word counts as one C pass over a kernel's text (compiled at
-install by setup.py; optional).
+"""Scans of C/CUDA text as C loops (compiled at install by setup.py; optional). Each has a
+regular-expression twin in the module that uses it, which stays the reference (tests compare
+the two) and what runs without a compiler.
 
-`resources.estimate_registers` counts declarations, vector and double words with four regular
-expressions that may only match at the start of a word. Each scan stops at every letter that
-could begin one of its words (i, f, d, ... are everywhere in CUDA), and they were ~3% of a reward
-call. The regular expressions in resources.py stay the reference (tests compare the two) and
-what runs without a compiler. Word and space characters are `re`'s for str patterns: a word
-character is alphanumeric (Unicode) or `_`; a space is what str.isspace() accepts.
+- `register_words`: the static register estimate's word counts (resources.estimate_registers
+  counted declarations, vector and double words with four regular expressions that may only match
+  at the start of a word; each scan stopped at every letter that could begin one of its words --
+  i, f, d, ... are everywhere in CUDA -- and they were ~3% of a reward call).
+- `strip_comments`: comments blanked and string literals emptied (the reward's anti-hacking gates,
+  rewardmodel.reward.strip_comments).
+
+Word and space characters are `re`'s for str patterns: a word character is alphanumeric
+(Unicode) or `_`; a space is what str.isspace() accepts.
 """
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.unicode cimport Py_UNICODE_ISALNUM, Py_UNICODE_ISSPACE
 
 
@@ -108,3 +113,79 @@ def register_words(str text):
                 double += 1
         i = j
     return decl, vector, double, candidates
+
+
+cdef extern from "Python.h":
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+
+
+cdef Py_ssize_t _comment_end(int kind, void* data, Py_ssize_t p, Py_ssize_t n) noexcept:
+    """Where a comment or string literal starting at p ends (-1: none starts there), as
+    `//[^\\n]*|/\\*.*?\\*/|"(?:\\\\.|[^"\\\\\\n])*"` (re.S) matches at p."""
+    cdef Py_UCS4 c = PyUnicode_READ(kind, data, p), d
+    cdef Py_ssize_t q
+    if c == u"/" and p + 1 < n:
+        d = PyUnicode_READ(kind, data, p + 1)
+        if d == u"/":
+            q = p + 2
+            while q < n and PyUnicode_READ(kind, data, q) != u"\n":
+                q += 1
+            return q
+        if d == u"*":
+            q = p + 2
+            while q + 1 < n:
+                if PyUnicode_READ(kind, data, q) == u"*" and PyUnicode_READ(kind, data, q + 1) == u"/":
+                    return q + 2
+                q += 1
+        return -1
+    if c == u"\"":
+        q = p + 1
+        while q < n:
+            d = PyUnicode_READ(kind, data, q)
+            if d == u"\\":
+                if q + 1 >= n:
+                    return -1
+                q += 2
+            elif d == u"\"":
+                return q + 1
+            elif d == u"\n":
+                return -1
+            else:
+                q += 1
+    return -1
+
+
+def strip_comments(str text):
+    """`text` with each comment blanked to spaces of its length and each string literal made `""`:
+    what rewardmodel.reward.strip_comments does with a regular expression (its reference)."""
+    cdef Py_ssize_t n = len(text), p = 0, e, o = 0, q
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS4 c
+    cdef Py_UCS4* out
+    if n == 0:
+        return text
+    out = <Py_UCS4*>PyMem_Malloc(n * sizeof(Py_UCS4))
+    if out == NULL:
+        raise MemoryError()
+    try:
+        while p < n:
+            c = PyUnicode_READ(kind, data, p)
+            e = _comment_end(kind, data, p, n) if c == u"/" or c == u"\"" else -1
+            if e < 0:
+                out[o] = c
+                o += 1
+                p += 1
+            elif c == u"\"":
+                out[o] = c
+                out[o + 1] = c
+                o += 2
+                p = e
+            else:
+                for q in range(p, e):
+                    out[o] = u" "
+                    o += 1
+                p = e
+        return PyUnicode_FromKindAndData(4, out, o)
+    finally:
+        PyMem_Free(out)

@@ -20,6 +20,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Mapping
 
+from analyzer import _fresh
+
 from . import features as F
 
 # Identifiers a candidate has no business touching: timers, streams, events, host sync.
@@ -38,6 +40,7 @@ _LIBRARY_WORDS = ("cublas", "cudnn", "cutlass::", "thrust::", "cub::Device", "to
 _PTX_TIMERS = re.compile(r"%globaltimer(?:_lo|_hi)?|%clock(?:64)?\b")
 _COMMENT_ONLY = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+_scan = _fresh.accelerator("analyzer._scan")
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,10 @@ class Measurement:
 # ------------------------------------------------------------------ static anti-hacking
 
 def strip_comments(source: str) -> str:
+    """Comments blanked to spaces of their length, string literals made `""` (a C loop in
+    analyzer/_scan.pyx where built; this regular expression is its reference)."""
+    if _scan is not None:
+        return _scan.strip_comments(source)
     return _COMMENT_OR_STRING.sub(lambda m: " " * len(m.group(0)) if not m.group(0).startswith('"') else '""', source)
 
 

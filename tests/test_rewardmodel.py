@@ -262,3 +262,23 @@ def test_fail_reward_is_below_every_passing_reward():
     assert cfg.fail_reward < -cfg.w_speed * cfg.speed_clip      # the slowest correct kernel, no structural credit
     with pytest.raises(ValueError, match="below the lowest passing reward"):
         RewardConfig(fail_reward=-1.0)
+
+
+def test_c_comment_strip_is_the_regular_expressions(monkeypatch):
+    """strip_comments' C loop (analyzer/_scan.pyx, where built) against its regular expression, on
+    every corpus source and on random text of comment, string and escape pieces."""
+    import random
+
+    from corpus.families import all_samples
+    from rewardmodel import reward as R
+
+    if R._scan is None:
+        pytest.skip("analyzer._scan is not built in this install (pure Python)")
+    texts = sorted({s.source for s in all_samples()})
+    pieces = ["/", "*", "//", "/*", "*/", '"', "\\", "\n", "a", " ", "é", "\U0001F600", "x = 1;", '\\"']
+    rng = random.Random(0)
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) for _ in range(20000)]
+    with_c = [R.strip_comments(t) for t in texts]
+    monkeypatch.setattr(R, "_scan", None)
+    assert with_c == [R.strip_comments(t) for t in texts]
+    assert sum(c != t for c, t in zip(with_c, texts)) > 5000    # comments and strings do occur

@@ -4,7 +4,7 @@
 cdef class _Walker:
     cdef public object p, text, k, out, g, counter
     cdef public dict type_args, consts, env, ptrs, types, _tuples, arrays, array_ptrs
-    cdef public list loops, guards, function_stack, returns
+    cdef public list loops, guards, function_stack, returns, _assign_scans
     cdef public set scalar_params
 
     cpdef _tuple(self, items)

@@ -282,6 +282,7 @@ class _Walker:
         self.returns: list[list[Expr]] = []
         self.counter = 0
         self._tuples: dict[tuple, tuple] = {}
+        self._assign_scans: list[tuple] = []    # (start, end, assignments) of each range queried
         arrays = {a.name: a for a in program.globals_}
         arrays.update({a.name: a for a in kernel.shared})
         self.arrays = arrays
@@ -545,13 +546,23 @@ class _Walker:
         """name -> the assignment nodes to it inside `node` (for loop-carried variables).
 
         A tree-sitter query finds them (a Python walk over every node cost a tenth of the
-        analysis); they are put in the order of a right-to-left pre-order walk, the order
-        the fresh symbols were always numbered in."""
-        found = []
-        for _, caps in _assign_query().matches(node):
-            n, target = caps["n"][0], caps["t"][0]
-            found.append((-n.end_byte, n.start_byte, n, target))
-        found.sort(key=lambda f: (f[0], f[1]))
+        analysis), once per range: a nested loop's are read from its outer loop's answer. They
+        are put in the order of a right-to-left pre-order walk, the order the fresh symbols
+        were always numbered in."""
+        start, end = node.start_byte, node.end_byte
+        for s0, e0, outer in self._assign_scans:
+            if s0 <= start and end <= e0:
+                # inside a range queried before (an inner loop's body): its assignments are those
+                # of the outer range that lie within this one, a query's answer without the query
+                found = [f for f in outer if start <= f[1] and -f[0] <= end]
+                break
+        else:
+            found = []
+            for _, caps in _assign_query().matches(node):
+                n, target = caps["n"][0], caps["t"][0]
+                found.append((-n.end_byte, n.start_byte, n, target))
+            found.sort(key=lambda f: (f[0], f[1]))
+            self._assign_scans.append((start, end, found))
         out: dict[str, list] = {}
         for _, _, n, target in found:
             out.setdefault(self.text(target), []).append(n)

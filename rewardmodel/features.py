@@ -68,6 +68,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     # findings
     *(f"n_{c}" for c in FINDING_CODES),
 )
+_NANS = (math.nan,) * len(FEATURE_NAMES)   # Features.vector's default for each name
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,8 @@ class Features:
     roofline_s: float = math.nan          # the bound the target may be relative to
 
     def vector(self) -> np.ndarray:
-        return np.array([self.values.get(n, math.nan) for n in FEATURE_NAMES], dtype=np.float64)
+        # fromiter: np.array would work out the dtype of each of the ~90 values first
+        return np.fromiter(map(self.values.get, FEATURE_NAMES, _NANS), dtype=np.float64, count=len(FEATURE_NAMES))
 
 
 class FeatureError(ValueError):

@@ -2,11 +2,13 @@
 # either way): the walker becomes an extension type whose attributes are C fields and whose
 # methods call each other directly, not through an attribute lookup and a Python call each.
 cdef class _Walker:
-    cdef public object p, text, k, out, g, counter
+    cdef public object p, k, out, g, counter
+    cdef public str ascii
     cdef public dict type_args, consts, env, ptrs, types, _tuples, arrays, array_ptrs
     cdef public list loops, guards, function_stack, returns, _assign_scans
     cdef public set scalar_params
 
+    cpdef str text(self, node)
     cpdef _tuple(self, items)
     cpdef resolve(self, type_name)
     cpdef size_of(self, type_name)

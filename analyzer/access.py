@@ -258,7 +258,7 @@ class _Walker:
     # (tests/test_compiled.py checks that every attribute set here is).
     def __init__(self, program: Program, kernel: Function, template_args: dict[str, int | str]):
         self.p = program
-        self.text = program.text     # text(node): Program.text itself (one call less than a method)
+        self.ascii = program._ascii    # the source as str when ASCII (Program.text's): see text
         self.k = kernel
         self.out = KernelAccesses(kernel)
         self.g = self.out.graph
@@ -303,6 +303,14 @@ class _Walker:
                 self.g.add_node(prm.name)
 
     # -- helpers
+    def text(self, node) -> str:
+        """Program.text(node), here so that the walk's ~10^3 calls a file are direct calls, not
+        Python calls of another object's method."""
+        s = self.ascii
+        if s is not None:
+            return s[node.start_byte:node.end_byte]
+        return self.p.text(node)
+
     def _tuple(self, items: list) -> tuple:
         """tuple(items), one object for the same items (by identity): the accesses and branches
         of one block share their loops and guards, and the models' caches find them by identity

@@ -127,7 +127,7 @@ class Access:
     @property
     def index(self) -> Expr:
         """Element index, for display."""
-        return S.binop("/", self.address, S.const(self.elem_size)) if self.elem_size else self.address
+        return S.binop("/", self.address, ("c", self.elem_size)) if self.elem_size else self.address
 
 
 @fast_init
@@ -298,7 +298,7 @@ class _Walker:
             self.types[prm.name] = prm.type + "*" * prm.pointer
             if prm.pointer:
                 size = program.type_size(prm.type, self.type_args) or 4
-                self.ptrs[prm.name] = _Ptr(prm.name, S.const(0), self.resolve(prm.type), size, "global")
+                self.ptrs[prm.name] = _Ptr(prm.name, ("c", 0), self.resolve(prm.type), size, "global")
             else:
                 self.g.add_node(prm.name)
 
@@ -334,7 +334,7 @@ class _Walker:
         self.g.add_node(sym)
         for d in deps:
             self.g.add_edge(d, sym)
-        return S.sym(sym)
+        return ("s", sym)
 
     def bound(self, e: Expr, name: str, line: int) -> Expr:
         if S.size(e) > MAX_EXPR:
@@ -389,7 +389,7 @@ class _Walker:
             exits = self.statement(st)
             if exits is not None:
                 # `if (c) return;` guards everything after it with !c
-                self.guards.append(S.binop("==", exits, S.const(0)) if exits[0] != "?" else exits)
+                self.guards.append(S.binop("==", exits, ("c", 0)) if exits[0] != "?" else exits)
                 self.block_rest(children[i + 1:])
                 self.guards.pop()
                 return
@@ -399,7 +399,7 @@ class _Walker:
         for j, st in enumerate(statements):
             exits = self.statement(st)
             if exits is not None:
-                self.guards.append(S.binop("==", exits, S.const(0)))
+                self.guards.append(S.binop("==", exits, ("c", 0)))
                 self.block_rest(statements[j + 1:])
                 self.guards.pop()
                 return
@@ -477,7 +477,7 @@ class _Walker:
                 self.out.uses_float = True
             if dims:
                 size = self.size_of(base) or 4
-                self.ptrs[name] = _Ptr(name, S.const(0), self.resolve(base), size, "local", tuple(reversed(dims)))
+                self.ptrs[name] = _Ptr(name, ("c", 0), self.resolve(base), size, "local", tuple(reversed(dims)))
                 if value_node is not None:
                     self.expr(value_node)
                 continue
@@ -520,7 +520,7 @@ class _Walker:
         after_then = self.env
         self.env = dict(before)
         if alt is not None:
-            self.guards.append(S.binop("==", cond, S.const(0)))
+            self.guards.append(S.binop("==", cond, ("c", 0)))
             for c in alt.named_children:
                 self.statement(c)
             self.guards.pop()
@@ -629,7 +629,7 @@ class _Walker:
                     self.g.add_edge(s, loop_sym)
         saved = self.env.get(var) if var else None
         if var is not None:
-            self.env[var] = S.sym(loop_sym)
+            self.env[var] = ("s", loop_sym)
         cond_node = st.child_by_field_id(FIELD.condition)
         # Loop-carried variables (`acc += x`, `p += stride`) get an opaque symbol inside the loop,
         # or, for a loop-invariant increment, value0 + iter * increment.
@@ -667,7 +667,7 @@ class _Walker:
                 inc = self._pointer_increment(nodes)
                 ptr = self.ptrs[name]
                 if inc is not None:
-                    offset = S.binop("+", ptr.offset, S.binop("*", S.sym(iter_sym), S.binop("*", inc, S.const(ptr.elem_size))))
+                    offset = S.binop("+", ptr.offset, S.binop("*", ("s", iter_sym), S.binop("*", inc, ("c", ptr.elem_size))))
                     self.ptrs[name] = _Ptr(ptr.base, offset, ptr.elem_type, ptr.elem_size, ptr.space, ptr.dims)
                 continue
             if name not in self.env:
@@ -676,7 +676,7 @@ class _Walker:
             old = self.env[name]
             inc = self._invariant_increment(nodes, changed)
             if inc is not None:
-                self.env[name] = self.bound(S.binop("+", old, S.binop("*", S.sym(iter_sym), inc)), name, line)
+                self.env[name] = self.bound(S.binop("+", old, S.binop("*", ("s", iter_sym), inc)), name, line)
                 for s in S.symbols(self.env[name]):
                     self.g.add_edge(s, f"{name}@{line}")
             else:
@@ -694,7 +694,7 @@ class _Walker:
         n = nodes[0]
         if n.type == "update_expression":
             op = next((c.type for c in n.children if c.type in ("++", "--")), "++")
-            return S.const(1 if op == "++" else -1)
+            return ("c", 1 if op == "++" else -1)
         op = n.child_by_field_id(FIELD.operator)
         right = n.child_by_field_id(FIELD.right)
         if op is None or right is None or self.text(op) not in ("+=", "-="):
@@ -702,7 +702,7 @@ class _Walker:
         inc = self.expr_quiet(right)
         if S.is_unknown(inc) or any(s.split("@")[0] in changed for s in S.symbols(inc)):
             return None
-        return inc if self.text(op) == "+=" else S.binop("-", S.const(0), inc)
+        return inc if self.text(op) == "+=" else S.binop("-", ("c", 0), inc)
 
     def _pointer_increment(self, nodes) -> Expr | None:
         return self._invariant_increment(nodes, {})
@@ -714,7 +714,7 @@ class _Walker:
             arg = update.child_by_field_id(FIELD.argument)
             if arg is not None and self.text(arg) == var:
                 op = next((c.type for c in update.children if c.type in ("++", "--")), "++")
-                return ("+=", S.const(1 if op == "++" else -1))
+                return ("+=", ("c", 1 if op == "++" else -1))
         if update.type == "assignment_expression":
             left = update.child_by_field_id(FIELD.left)
             op = update.child_by_field_id(FIELD.operator)
@@ -786,12 +786,12 @@ class _Walker:
             if name in self.env:
                 return self.env[name]
             if name in self.consts:
-                return S.const(self.consts[name])
+                return ("c", self.consts[name])
             if name == "warpSize":
-                return S.const(32)
+                return ("c", 32)
             if name in self.scalar_params:
-                return S.sym(name)
-            return S.sym(name) if name not in self.ptrs else S.UNKNOWN
+                return ("s", name)
+            return ("s", name) if name not in self.ptrs else S.UNKNOWN
         if t == "field_expression":
             return self.field(node)
         if t in ("parenthesized_expression", "condition_clause"):
@@ -806,14 +806,14 @@ class _Walker:
             if arg[0] == "c":
                 v = S._unary(o, arg[1])
                 if v is not None:
-                    return S.const(v)
+                    return ("c", v)
             return ("u", o, arg)
         if t == "conditional_expression":
             c = self.expr(node.child_by_field_id(FIELD.condition))
             self.guards.append(c)
             a = self.expr(node.child_by_field_id(FIELD.consequence))
             self.guards.pop()
-            self.guards.append(S.binop("==", c, S.const(0)))
+            self.guards.append(S.binop("==", c, ("c", 0)))
             b = self.expr(node.child_by_field_id(FIELD.alternative))
             self.guards.pop()
             return ("?:", c, a, b)
@@ -846,10 +846,10 @@ class _Walker:
             if tnode is not None:
                 size = self.size_of(self.text(tnode))
                 if size:
-                    return S.const(size)
+                    return ("c", size)
             return S.UNKNOWN
         if t in ("true", "false"):
-            return S.const(1 if t == "true" else 0)
+            return ("c", 1 if t == "true" else 0)
         if t in ("initializer_list", "argument_list"):
             for c in node.named_children:
                 self.expr(c)
@@ -869,9 +869,9 @@ class _Walker:
         txt = raw.lower().rstrip("ul")
         try:
             if txt.startswith("0x"):
-                return S.const(int(txt, 16))
+                return ("c", int(txt, 16))
             if txt.startswith("0b"):
-                return S.const(int(txt, 2))
+                return ("c", int(txt, 2))
             if ("." in txt or "e" in txt) and not txt.startswith("0x") or txt.endswith("f"):
                 is_float = txt.endswith("f")
                 value = float(txt.rstrip("f"))
@@ -879,10 +879,10 @@ class _Walker:
                     parent = node.parent
                     self.out.float_literals.append(FloatLiteral(raw, node.start_point[0] + 1, node.start_point[1] + 1,
                                                                 self.text(parent) if parent is not None else raw))
-                return S.const(value)
+                return ("c", value)
             if len(txt) > 1 and txt.startswith("0") and txt.isdigit():
-                return S.const(int(txt, 8))
-            return S.const(int(txt))
+                return ("c", int(txt, 8))
+            return ("c", int(txt))
         except ValueError:
             return S.UNKNOWN
 
@@ -892,7 +892,7 @@ class _Walker:
         if arg is not None and fld is not None and arg.type == "identifier" and self.text(arg) in _BUILTIN_FIELDS:
             name = f"{self.text(arg)}.{self.text(fld)}"
             self.g.add_node(name)
-            return S.sym(name)
+            return ("s", name)
         if arg is not None and arg.type in ("subscript_expression", "pointer_expression", "field_expression") or (
                 arg is not None and arg.type == "identifier" and self.text(arg) in self.ptrs):
             return self.load(node)
@@ -932,7 +932,7 @@ class _Walker:
                     return S.UNKNOWN
                 if op in ("+=", "-="):
                     inc = self.expr(right)
-                    step = S.binop("*", inc, S.const(ptr.elem_size))
+                    step = S.binop("*", inc, ("c", ptr.elem_size))
                     offset = S.binop(op[0], ptr.offset, step)
                     self.ptrs[name] = _Ptr(ptr.base, self.bound(offset, name, line), ptr.elem_type, ptr.elem_size,
                                            ptr.space, ptr.dims)
@@ -945,7 +945,7 @@ class _Walker:
             if op == "=":
                 self.define(name, value, line)
             else:
-                old = self.env.get(name, S.sym(name))
+                old = self.env.get(name, ("s", name))
                 self.define(name, S.binop(op[:-1], old, value), line)
                 if op[:-1] in "+-*/":
                     self.out.flops_per_thread += 1
@@ -966,11 +966,11 @@ class _Walker:
             name = self.text(arg)
             if name in self.ptrs:
                 ptr = self.ptrs[name]
-                offset = S.binop("+" if op == "++" else "-", ptr.offset, S.const(ptr.elem_size))
+                offset = S.binop("+" if op == "++" else "-", ptr.offset, ("c", ptr.elem_size))
                 self.ptrs[name] = _Ptr(ptr.base, offset, ptr.elem_type, ptr.elem_size, ptr.space, ptr.dims)
                 return S.UNKNOWN
-            old = self.env.get(name, S.sym(name))
-            self.define(name, S.binop("+" if op == "++" else "-", old, S.const(1)), line)
+            old = self.env.get(name, ("s", name))
+            self.define(name, S.binop("+" if op == "++" else "-", old, ("c", 1)), line)
             return old
         if arg is not None:
             self.load(arg)
@@ -1016,20 +1016,20 @@ class _Walker:
             value = [self.expr(a) for a in args[1:]]
             ptr = self.pointer(args[0])
             if ptr is not None:
-                self.record(ptr, "atomic", node, S.const(0))
+                self.record(ptr, "atomic", node, ("c", 0))
             deps = set().union(*(S.symbols(v) for v in value)) if value else set()
             self.g.add_edge("threadIdx.x", "%thread")
             return self.fresh(name, line, deps | {"%thread"})
         if name in _LOAD_INTRINSICS and args:
             ptr = self.pointer(args[0])
             if ptr is not None:
-                return self.record(ptr, "load", node, S.const(0))
+                return self.record(ptr, "load", node, ("c", 0))
             return self.expr(args[0])
         if name in _STORE_INTRINSICS and len(args) >= 2:
             self.expr(args[1])
             ptr = self.pointer(args[0])
             if ptr is not None:
-                self.record(ptr, "store", node, S.const(0))
+                self.record(ptr, "store", node, ("c", 0))
             return S.UNKNOWN
         values = [self.expr(a) for a in args]
         if name.startswith("__shfl") or name in ("__ballot_sync", "__any_sync", "__all_sync", "__activemask",
@@ -1111,7 +1111,7 @@ class _Walker:
             if arr is not None:
                 # the same for the whole walk: made once per array
                 size = self.size_of(arr.type) or 4
-                got = _Ptr(name, S.const(0), self.resolve(arr.type), size, arr.space if arr.space != "device" else "global", arr.dims)
+                got = _Ptr(name, ("c", 0), self.resolve(arr.type), size, arr.space if arr.space != "device" else "global", arr.dims)
                 self.array_ptrs[name] = got
                 return got
             return None
@@ -1126,12 +1126,12 @@ class _Walker:
             p = self.pointer(left)
             if p is not None:
                 off = self.expr(right)
-                step = S.binop("*", off, S.const(p.elem_size))
+                step = S.binop("*", off, ("c", p.elem_size))
                 return _Ptr(p.base, S.binop(self._op(node), p.offset, step), p.elem_type, p.elem_size, p.space)
             p = self.pointer(right) if self._op(node) == "+" else None
             if p is not None:
                 off = self.expr(left)
-                return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", off, S.const(p.elem_size))), p.elem_type,
+                return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", off, ("c", p.elem_size))), p.elem_type,
                             p.elem_size, p.space)
             return None
         if t == "cast_expression":
@@ -1160,7 +1160,7 @@ class _Walker:
                 row = 1
                 for d in p.dims[1:]:
                     row *= d if d else 1
-                off = S.binop("+", p.offset, S.binop("*", idx, S.const(row * p.elem_size)))
+                off = S.binop("+", p.offset, S.binop("*", idx, ("c", row * p.elem_size)))
                 return _Ptr(p.base, off, p.elem_type, p.elem_size, p.space, p.dims[1:])
             return None
         if t == "conditional_expression":
@@ -1183,7 +1183,7 @@ class _Walker:
             return None
         pointee = self.resolve(entry[1].rstrip("*").strip())
         size = self.size_of(pointee) or 4
-        return _Ptr(f"{self.text(arg)}.{self.text(fld)}", S.const(0), pointee, size, "global")
+        return _Ptr(f"{self.text(arg)}.{self.text(fld)}", ("c", 0), pointee, size, "global")
 
     def _retype(self, p: _Ptr, type_text: str) -> _Ptr:
         base = type_text.replace("*", " ").replace("const", " ").replace("volatile", " ").replace("__restrict__", " ")
@@ -1212,9 +1212,9 @@ class _Walker:
                 row = 1
                 for d in p.dims[1:]:
                     row *= d if d else 1
-                return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", idx, S.const(row * p.elem_size))), p.elem_type,
+                return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", idx, ("c", row * p.elem_size))), p.elem_type,
                             p.elem_size, p.space, p.dims[1:])
-            return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", idx, S.const(p.elem_size))), p.elem_type,
+            return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", idx, ("c", p.elem_size))), p.elem_type,
                         p.elem_size, p.space)
         if target.type == "field_expression":
             return self._field_ptr(target)
@@ -1238,11 +1238,11 @@ class _Walker:
         if fields and fname in fields:
             off, ftype = fields[fname]
             size = self.size_of(ftype) or 4
-            return _Ptr(base.base, S.binop("+", base.offset, S.const(off)), ftype, size, base.space)
+            return _Ptr(base.base, S.binop("+", base.offset, ("c", off)), ftype, size, base.space)
         comp = _COMPONENT_TYPE.get(base.elem_type)
         if comp is not None and fname in _VECTOR_COMPONENTS:
             size = type_size(comp) or 4
-            return _Ptr(base.base, S.binop("+", base.offset, S.const(_VECTOR_COMPONENTS[fname] * size)), comp, size,
+            return _Ptr(base.base, S.binop("+", base.offset, ("c", _VECTOR_COMPONENTS[fname] * size)), comp, size,
                         base.space)
         return None
 
@@ -1253,7 +1253,7 @@ class _Walker:
         if ptr is None:
             self._visit_children(node)
             return S.UNKNOWN
-        return self.record(ptr, "load", node, S.const(0))
+        return self.record(ptr, "load", node, ("c", 0))
 
     def store(self, node) -> None:
         if node.type == "pointer_expression" and self._op(node) == "*":
@@ -1263,7 +1263,7 @@ class _Walker:
         if ptr is None:
             self._visit_children(node)
             return
-        self.record(ptr, "store", node, S.const(0))
+        self.record(ptr, "store", node, ("c", 0))
 
     def _visit_children(self, node) -> None:
         for c in node.named_children:

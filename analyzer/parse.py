@@ -521,8 +521,12 @@ class _Builder:
         self.fields: dict[str, dict[str, tuple[int, str]]] = {}
         self.aliases: dict[str, str] = {}
         self.dim3_vars: dict[str, tuple[int, int, int]] = {}
+        self.ascii = src.decode("ascii") if src.isascii() else None   # as Program._ascii: see text
 
     def text(self, node) -> str:
+        s = self.ascii
+        if s is not None:
+            return s[node.start_byte:node.end_byte]
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
     def build(self, tree) -> Program:

@@ -223,15 +223,19 @@ def rule(code: str, name: str, severity: str, summary: str, doc: str, scope: str
 
 
 _LOADED = False
+_SORTED: tuple[int, dict[str, Rule]] = (-1, {})   # the registry in code order, and its size then
 
 
 def all_rules() -> dict[str, Rule]:
-    global _LOADED
+    global _LOADED, _SORTED
     if not _LOADED:
         for info in pkgutil.iter_modules(__path__):
             importlib.import_module(f"{__name__}.{info.name}")
         _LOADED = True
-    return dict(sorted(_REGISTRY.items()))
+    # sorted again only when a rule was registered since (codes are never removed or replaced)
+    if _SORTED[0] != len(_REGISTRY):
+        _SORTED = (len(_REGISTRY), dict(sorted(_REGISTRY.items())))
+    return dict(_SORTED[1])
 
 
 def select(codes: dict[str, Rule], select: Iterable[str] | None, ignore: Iterable[str] | None) -> dict[str, Rule]:

@@ -157,11 +157,12 @@ class Program:
     fields: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)  # struct -> field -> (offset, type)
     aliases: dict[str, str] = field(default_factory=dict)  # typedef / using / #define names of types
     # the source as str when it is ASCII (byte offsets are then str offsets): `text` slices it
-    # instead of decoding a bytes slice on each of its ~10^3 calls per file
-    _ascii: str | None = field(default=None, init=False, repr=False, compare=False)
+    # instead of decoding a bytes slice on each of its ~10^3 calls per file. The builder, which
+    # slices it too, passes the one it decoded.
+    _ascii: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.source.isascii():
+        if self._ascii is None and self.source.isascii():
             self._ascii = self.source.decode("ascii")
 
     def resolve_type(self, name: str, extra: dict[str, str] | None = None) -> str:
@@ -579,7 +580,7 @@ class _Builder:
         self.functions.sort(key=lambda f: f.line)
         self.launches.sort(key=lambda l: (l.line, l.col))
         return Program(self.path, self.src, tree, self.functions, self.launches, self.constants,
-                       self.globals_, self.errors, self.structs, self.fields, self.aliases)
+                       self.globals_, self.errors, self.structs, self.fields, self.aliases, _ascii=self.ascii)
 
     _COMPLETE = {"function_definition", "declaration", "template_declaration", "preproc_def", "preproc_include",
                  "preproc_function_def", "preproc_call", "comment", "struct_specifier", "namespace_definition",

@@ -6,8 +6,9 @@ ones and the reward model's features and gates) from the same .py files (unchang
 files beside them only declare C types: symbolic's recursive helpers, access's walker) into
 extension modules that Python imports instead of the sources: ~1.2x the lint speed. Three .pyx
 files are C loops with a Python twin (numpy or `re`) in the module that uses them: the lane models'
-per-warp counts (analyzer/_lanes.pyx), the static register estimate's word scan
-(analyzer/_scan.pyx) and the surrogate's few-row tree walk (rewardmodel/_forest.pyx).
+per-warp counts (analyzer/_lanes.pyx), two text scans (analyzer/_scan.pyx: the static register
+estimate's words, the reward gates' comment stripping) and the surrogate's few-row tree walk
+(rewardmodel/_forest.pyx).
 Without a C compiler or Cython, or with CUDAPERF_PURE_PYTHON=1, the install is pure Python and
 gives the same results. A compiled module older than its source is ignored (analyzer/_fresh.py).
 """

@@ -21,6 +21,7 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(object)
     void* PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
 
 
 # the words looked for, and what each is: a declaration's type (_DECL, 1), a local array's element
@@ -113,10 +114,6 @@ def register_words(str text):
                 double += 1
         i = j
     return decl, vector, double, candidates
-
-
-cdef extern from "Python.h":
-    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
 
 
 cdef Py_ssize_t _comment_end(int kind, void* data, Py_ssize_t p, Py_ssize_t n) noexcept:

@@ -17,11 +17,28 @@ from libc.stdint cimport int64_t, uint8_t
 cdef int _distinct(int64_t* v, int n) noexcept nogil:
     """The number of distinct values among v[:n] (n is at most 64), which it leaves in v[:count],
     sorted."""
-    cdef int i, j, d
+    cdef int i, j, d, rest
     cdef int64_t x
     if n == 0:
         return 0
+    # Most warps' lanes come in ascending order (coalesced and strided accesses, broadcasts):
+    # drop repeats in one pass while the order holds, and sort only what follows a step down.
+    d = 1
     for i in range(1, n):
+        x = v[i]
+        if x > v[d - 1]:
+            v[d] = x
+            d += 1
+        elif x < v[d - 1]:
+            break
+    else:
+        return d
+    # v[:d] is sorted and distinct; v[i:n] is not looked at yet: move it up, then sort it all
+    rest = n - i
+    for j in range(rest):
+        v[d + j] = v[i + j]
+    n = d + rest
+    for i in range(d, n):
         x = v[i]
         j = i - 1
         while j >= 0 and v[j] > x:

@@ -132,13 +132,15 @@ def test_c_lane_loops_count_as_numpy_does():
     if models._lanes is None:
         pytest.skip("analyzer._lanes is not built in this install (pure Python)")
     rng = np.random.default_rng(7)
-    for trial in range(600):
+    for trial in range(700):
         warps = int(rng.integers(1, 5))
         n = 32 * warps
         size = int(rng.choice([1, 2, 4, 8, 16, 32]))
         lane = np.arange(n)
         addr = [lane * size, lane * size * int(rng.integers(1, 40)), rng.integers(-512, 512, n),
-                (lane // 4) * 128 + int(rng.integers(0, 64)), np.zeros(n, dtype=np.int64) + int(rng.integers(-9, 99))][trial % 5]
+                (lane // 4) * 128 + int(rng.integers(0, 64)), np.zeros(n, dtype=np.int64) + int(rng.integers(-9, 99)),
+                # descending, and ascending with a step down part-way (the C count's sorted fast path ends there)
+                (n - lane) * size, np.where(lane % 32 < int(rng.integers(1, 32)), lane, lane - 40) * size][trial % 7]
         addr = np.asarray(addr, dtype=np.int64) + int(rng.integers(0, 3)) * int(rng.integers(0, 2))
         active = rng.random(n) < [1.0, 0.5, 0.0, 0.9][trial % 4]
         a, m = models._warps(addr, n), models._warps(active, n)

@@ -279,9 +279,9 @@ def _step(op: str, value, inc):
     if not (representable(value) and representable(inc)):
         return None
     if op in ("<<=", ">>="):
-        if np.ndim(inc) or not 0 <= inc < 64:
+        if S.ndim(inc) or not 0 <= inc < 64:
             return None
-        if not np.ndim(value):
+        if not S.ndim(value):
             return S.shift_scalar(op == "<<=", value, inc)
         inc = int(inc)
     if op == "+=":
@@ -359,7 +359,7 @@ def _trips(loop: Loop, env: Mapping, init, inc) -> float | None:
     elif cond[1] == ">=":
         span = span + np.sign(inc)
     trips = np.maximum(0.0, np.ceil(span / inc))
-    top = float(np.max(trips)) if np.ndim(trips) else float(trips)
+    top = float(np.max(trips)) if S.ndim(trips) else float(trips)
     return top if math.isfinite(top) else None
 
 
@@ -417,7 +417,7 @@ def active_mask(guards: tuple[S.Expr, ...], env: Mapping, n: int) -> np.ndarray:
         v = S.evaluate(g, env)
         if v is None:
             continue
-        if np.ndim(v) == 0:
+        if S.ndim(v) == 0:
             if not v:
                 mask[:] = False
                 break

@@ -5,6 +5,9 @@ import cython
 
 cpdef tuple binop(str op, tuple a, tuple b)
 
+@cython.locals(t=type)
+cpdef Py_ssize_t ndim(object x) except -1
+
 @cython.locals(t=str, v=Py_ssize_t)
 cpdef Py_ssize_t size(tuple e) except -1
 

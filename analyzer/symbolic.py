@@ -33,6 +33,17 @@ BUILTIN_SYMBOLS = frozenset(THREAD_SYMBOLS + BLOCK_SYMBOLS + DIM_SYMBOLS + ("war
 INT64_LIMIT = 1 << 63   # the values a C integer holds: -INT64_LIMIT .. INT64_LIMIT - 1
 
 
+def ndim(x) -> int:
+    """np.ndim(x), cheaply for the values evaluation meets: on a Python number np.ndim raises and
+    catches an AttributeError each call."""
+    if isinstance(x, np.ndarray):
+        return x.ndim
+    t = type(x)
+    if t is int or t is float or t is bool or isinstance(x, np.generic):
+        return 0
+    return np.ndim(x)
+
+
 def shift_scalar(left: bool, a, b):
     """`a << b` (left) or `a >> b` on scalars, or None where C leaves it undefined (a count
     outside 0..63) or the value is beyond int64 (`1 << 10**12` would not fit in memory)."""
@@ -243,7 +254,7 @@ def _cdiv(a: Any, b: Any) -> Any:
         isinstance(a, np.ndarray) and a.dtype.kind == "f") or (isinstance(b, np.ndarray) and b.dtype.kind == "f"):
         return np.true_divide(a, b)
     q = np.floor_divide(np.abs(a), np.abs(b))
-    return np.where((np.sign(a) * np.sign(b)) < 0, -q, q) if np.ndim(a) or np.ndim(b) else (
+    return np.where((np.sign(a) * np.sign(b)) < 0, -q, q) if ndim(a) or ndim(b) else (
         -q if (a < 0) != (b < 0) else q)
 
 
@@ -268,15 +279,15 @@ def _apply(op: str, a: Any, b: Any) -> Any:
                 return None
             return _cmod(a, b)
         if op in ("<<", ">>"):
-            if np.ndim(a) or np.ndim(b):
+            if ndim(a) or ndim(b):
                 return np.left_shift(a, b) if op == "<<" else np.right_shift(a, b)
             return shift_scalar(op == "<<", a, b)
         if op == "&":
-            return np.bitwise_and(a, b) if np.ndim(a) or np.ndim(b) else int(a) & int(b)
+            return np.bitwise_and(a, b) if ndim(a) or ndim(b) else int(a) & int(b)
         if op == "|":
-            return np.bitwise_or(a, b) if np.ndim(a) or np.ndim(b) else int(a) | int(b)
+            return np.bitwise_or(a, b) if ndim(a) or ndim(b) else int(a) | int(b)
         if op == "^":
-            return np.bitwise_xor(a, b) if np.ndim(a) or np.ndim(b) else int(a) ^ int(b)
+            return np.bitwise_xor(a, b) if ndim(a) or ndim(b) else int(a) ^ int(b)
         if op == "<":
             return _bool(np.less(a, b))
         if op == "<=":
@@ -349,7 +360,7 @@ def _mod(a, b):
 
 def _shift(array_op, left: bool):
     def op(a, b):
-        if np.ndim(a) or np.ndim(b):
+        if ndim(a) or ndim(b):
             return array_op(a, b)
         v = shift_scalar(left, a, b)
         if v is None:
@@ -359,7 +370,7 @@ def _shift(array_op, left: bool):
 
 
 def _int_op(fn, scalar):
-    return lambda a, b: fn(a, b) if np.ndim(a) or np.ndim(b) else scalar(int(a), int(b))
+    return lambda a, b: fn(a, b) if ndim(a) or ndim(b) else scalar(int(a), int(b))
 
 
 # Comparisons give numpy bools on arrays (numpy promotes them in arithmetic, as C does ints).
@@ -429,7 +440,7 @@ def _ev(e: Expr, env: Mapping[str, Any], memo: dict | None) -> Any:
         v = _OPS[e[1]](_ev(e[2], env, memo), _ev(e[3], env, memo))
     elif t == "?:":
         c = _ev(e[1], env, memo)
-        if np.ndim(c):
+        if ndim(c):
             v = np.where(c, _ev(e[2], env, memo), _ev(e[3], env, memo))
         else:
             v = _ev(e[2], env, memo) if c else _ev(e[3], env, memo)

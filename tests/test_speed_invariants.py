@@ -305,3 +305,10 @@ def test_reward_gate_literals_cover_their_patterns():
         assert any(lit in text for lit in literals), word
     # every alternative of the patterns is in the lists above
     assert len(R._TIMERS.pattern.split("|")) == 16 and len(R._LIBRARIES.pattern.split("|")) == 7
+
+
+def test_ndim_equals_numpys():
+    values = [0, -3, 1 << 70, 2.5, True, np.int64(4), np.float32(1.5), np.bool_(False), np.array(7),
+              np.arange(3), np.zeros((2, 3)), [1, 2], [[1], [2]], (), None, "text"]
+    for v in values:
+        assert S.ndim(v) == np.ndim(v), repr(v)

@@ -75,8 +75,10 @@ def global_sectors(const int64_t[:] addr, const uint8_t[:] active, int64_t size,
                     a = addr[base + l]
                     elems[n] = a
                     n += 1
-                    first = a // 32         # floor division (Python's, like numpy's): addresses may be negative
-                    last = (a + size - 1) // 32
+                    # floor division by 32 (Python's and numpy's, addresses may be negative) as an
+                    # arithmetic shift: Cython's `//` on C integers checks the sign after dividing
+                    first = a >> 5
+                    last = (a + size - 1) >> 5
                     secs[ns] = first
                     ns += 1
                     if last != first:       # at most one more: the element is no wider than a sector
@@ -119,7 +121,7 @@ def shared_wavefronts(const int64_t[:] addr, const uint8_t[:] active, int64_t si
                 n = 0
                 for l in range(base + p * lanes, base + (p + 1) * lanes):
                     if active[l]:
-                        word0 = addr[l] // 4
+                        word0 = addr[l] >> 2    # floor division by 4, as above
                         for j in range(per_lane):
                             words[n] = word0 + j
                             n += 1

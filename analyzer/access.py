@@ -107,6 +107,19 @@ class Loop:
     kind: str = "for"         # for, while, do
     iter_symbol: str = ""     # bound to the iteration number when the models enumerate
 
+    def __hash__(self) -> int:
+        # the dataclass's hash, kept: the models' caches hash loops ~10^2 times a file, and
+        # each time the fields' expressions (deep tuples) would be hashed again
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = self.__dict__["_hash"] = hash((self.var, self.init, self.cond, self.step, self.line, self.kind,
+                                               self.iter_symbol))
+        return h
+
+    def __getstate__(self) -> dict:
+        # str hashes differ between processes: the kept hash does not travel
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
 
 @fast_init
 @dataclass(frozen=True)

@@ -312,3 +312,16 @@ def test_ndim_equals_numpys():
               np.arange(3), np.zeros((2, 3)), [1, 2], [[1], [2]], (), None, "text"]
     for v in values:
         assert S.ndim(v) == np.ndim(v), repr(v)
+
+
+def test_loop_hash_is_kept_and_stays_home():
+    import pickle
+
+    from analyzer.access import Loop
+    lp = Loop("i", ("c", 0), ("b", "<", ("s", "i"), ("s", "n")), ("+=", ("c", 1)), 3)
+    fields = (lp.var, lp.init, lp.cond, lp.step, lp.line, lp.kind, lp.iter_symbol)
+    assert hash(lp) == hash(fields) == hash(lp)           # the dataclass's value, kept after the first
+    twin = pickle.loads(pickle.dumps(lp))
+    assert twin == lp and hash(twin) == hash(lp) and "_hash" not in pickle.loads(pickle.dumps(lp)).__dict__
+    assert "_hash" not in pickle.loads(pickle.dumps(Loop("j", ("c", 0), None, None, 1))).__dict__
+    assert {lp: 1}[Loop("i", ("c", 0), ("b", "<", ("s", "i"), ("s", "n")), ("+=", ("c", 1)), 3)] == 1

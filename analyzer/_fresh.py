@@ -38,6 +38,21 @@ def use_source(source: str, compiled: str | None = None) -> bool:
         return True
 
 
+# Compiled modules that call another module's C functions (a `cimport` in their .pxd): loading one
+# loads that module's C entry points, which its source form has not, so they run as source
+# whenever it does (stale after an edit, or its optional build failed).
+CIMPORTS = {"analyzer.access": ("symbolic",), "analyzer.models": ("symbolic",)}
+
+
+def _needs_source(name: str, directory: str) -> bool:
+    for dep in CIMPORTS.get(name, ()):
+        source = os.path.join(directory, dep + ".py")
+        compiled = compiled_path(source)
+        if compiled is None or use_source(source, compiled):
+            return True
+    return False
+
+
 class SourceWhenStale:
     """A meta-path finder: for the package's modules that have a compiled form, the source's spec
     when `use_source` says so; else nothing (the normal import, compiled if it exists)."""
@@ -54,7 +69,7 @@ class SourceWhenStale:
                 compiled = compiled_path(source)
                 if compiled is None or not os.path.exists(source):   # a helper built from a .pyx: see accelerator
                     continue
-                if not use_source(source, compiled):
+                if not use_source(source, compiled) and not _needs_source(name, d):
                     return None
                 return importlib.util.spec_from_file_location(name, source, submodule_search_locations=locations)
         return None

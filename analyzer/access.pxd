@@ -1,6 +1,10 @@
 # C declarations for access.py, read by Cython when setup.py compiles it (access.py is the source
 # either way): the walker becomes an extension type whose attributes are C fields and whose
 # methods call each other directly, not through an attribute lookup and a Python call each.
+# `S.binop`, `S.symbols`... (the functions symbolic.pxd declares) become direct C calls; the
+# rest of `S` stays Python attributes. analyzer/_fresh.py: CIMPORTS.
+from analyzer cimport symbolic as S
+
 cdef class _Walker:
     cdef public object p, k, out, g, counter
     cdef public str ascii

@@ -55,6 +55,28 @@ def test_finder_gives_the_source_of_a_stale_module_and_package(tmp_path, monkeyp
     assert _fresh.SourceWhenStale in sys.meta_path
 
 
+
+def test_a_module_that_cimports_another_runs_as_source_when_that_one_does(tmp_path, monkeypatch):
+    """access and models call symbolic's C functions (a cimport in their .pxd): compiled, they
+    need symbolic compiled and current, so they follow it to the source."""
+    monkeypatch.delenv("CUDAPERF_PURE_PYTHON", raising=False)
+    find = _fresh.SourceWhenStale.find_spec
+    access = _pair(tmp_path, "access", source_newer=False)
+    _pair(tmp_path, "symbolic", source_newer=False)
+    assert find("analyzer.access", [str(tmp_path)]) is None             # both current: compiled
+    _pair(tmp_path, "symbolic", source_newer=True)                      # symbolic edited since its build
+    spec = find("analyzer.access", [str(tmp_path)])
+    assert spec is not None and spec.origin == str(access)
+    (tmp_path / f"symbolic{SUFFIX}").unlink()                          # symbolic's build failed
+    assert find("analyzer.access", [str(tmp_path)]) is not None
+    assert find("analyzer.fresh_other", [str(_pair(tmp_path / "o", "fresh_other", False).parent)]) is None
+    # every declared dependency is a module that setup.py compiles, beside its dependents
+    for name, deps in _fresh.CIMPORTS.items():
+        pkg = name.rpartition(".")[0]
+        for dep in deps:
+            assert f"{pkg}/{dep}.py" in (ROOT / "setup.py").read_text()
+            assert (ROOT / pkg / f"{name.rpartition('.')[2]}.pxd").read_text().count(f"cimport {dep}") == 1
+
 def test_accelerator_imports_a_built_helper_only_when_it_is_current(tmp_path, monkeypatch):
     """A C helper built from a .pyx (analyzer._lanes, rewardmodel._forest) is used when it was
     built from the .pyx there is now; its caller falls back to numpy on None."""

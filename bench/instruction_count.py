@@ -11,7 +11,7 @@ Workloads, fixed (seeded, no timing involved):
   lengths, each through `rewardmodel.reward.reward` (no ptxas, the default model) once to warm up,
   then once counted.
 Only the counted passes are collected: they run inside `itertools.starmap`, whose C `next` is
-callgrind's toggle. OpenBLAS runs on one thread. `--root` measures another checkout (its modules
+callgrind's toggle. OpenBLAS runs on one thread, under PYTHONHASHSEED=0. `--root` measures another checkout (its modules
 built in place), for a comparison with the same workload.
 Writes bench/results/instruction_count.json (or --out) and prints a table. Needs valgrind.
 """

@@ -55,7 +55,6 @@ def test_finder_gives_the_source_of_a_stale_module_and_package(tmp_path, monkeyp
     assert _fresh.SourceWhenStale in sys.meta_path
 
 
-
 def test_a_module_that_cimports_another_runs_as_source_when_that_one_does(tmp_path, monkeypatch):
     """access and models call symbolic's C functions (a cimport in their .pxd): compiled, they
     need symbolic compiled and current, so they follow it to the source."""
@@ -76,6 +75,7 @@ def test_a_module_that_cimports_another_runs_as_source_when_that_one_does(tmp_pa
         for dep in deps:
             assert f"{pkg}/{dep}.py" in (ROOT / "setup.py").read_text()
             assert (ROOT / pkg / f"{name.rpartition('.')[2]}.pxd").read_text().count(f"cimport {dep}") == 1
+
 
 def test_accelerator_imports_a_built_helper_only_when_it_is_current(tmp_path, monkeypatch):
     """A C helper built from a .pyx (analyzer._lanes, rewardmodel._forest) is used when it was

@@ -350,7 +350,7 @@ class _Walker:
         return ("s", sym)
 
     def bound(self, e: Expr, name: str, line: int) -> Expr:
-        if S.size(e) > MAX_EXPR:
+        if S.larger_than(e, MAX_EXPR):
             return self.fresh(name, line, S.symbols(e))
         return e
 

@@ -11,6 +11,11 @@ cpdef Py_ssize_t ndim(object x) except -1
 @cython.locals(t=str, v=Py_ssize_t)
 cpdef Py_ssize_t size(tuple e) except -1
 
+cpdef bint larger_than(tuple e, Py_ssize_t limit) except -1
+
+@cython.locals(t=str, n=Py_ssize_t, i=Py_ssize_t)
+cdef Py_ssize_t _count(tuple e, Py_ssize_t budget) except -1
+
 @cython.locals(t=str)
 cpdef frozenset symbols(tuple e)
 

@@ -129,6 +129,42 @@ def size(e: Expr) -> int:
     return v
 
 
+def larger_than(e: Expr, limit: int) -> bool:
+    """size(e) > limit, found by visiting at most limit + 1 nodes and no memo: the walker asks
+    this once of each value it defines, nearly all of them new and small, where `size`'s memo
+    costs more than the count."""
+    return _count(e, limit + 1) > limit
+
+
+def _count(e: Expr, budget: int) -> int:
+    """size(e) if it is below `budget`, else some number >= budget."""
+    if budget <= 1:
+        return 1    # a node counts 1: the budget is reached (and deep spines are not walked)
+    t = e[0]
+    if t == "b":
+        n = 1 + _count(e[2], budget - 1)
+        if n >= budget:
+            return n
+        return n + _count(e[3], budget - n)
+    if t == "u" or t == "ld":
+        return 1 + _count(e[2], budget - 1)
+    if t == "?:":
+        n = 1
+        for i in range(1, 4):
+            n += _count(e[i], budget - n)
+            if n >= budget:
+                return n
+        return n
+    if t == "f":
+        n = 1
+        for a in e[2]:
+            n += _count(a, budget - n)
+            if n >= budget:
+                return n
+        return n
+    return 1
+
+
 _EMPTY: frozenset[str] = frozenset()
 
 

@@ -325,3 +325,37 @@ def test_loop_hash_is_kept_and_stays_home():
     assert twin == lp and "_hash" not in twin.__dict__ and hash(twin) == hash(lp)
     assert "_hash" not in pickle.loads(pickle.dumps(Loop("j", ("c", 0), None, None, 1))).__dict__
     assert {lp: 1}[Loop("i", ("c", 0), ("b", "<", ("s", "i"), ("s", "n")), ("+=", ("c", 1)), 3)] == 1
+
+
+def _random_expr(rng, depth):
+    if depth == 0 or rng.random() < 0.2:
+        return rng.choice([("c", rng.randrange(9)), ("s", rng.choice("ijn")), ("?", "x")])
+    kind = rng.choice(["b", "u", "?:", "f", "ld"])
+    if kind == "b":
+        return ("b", rng.choice("+-*/"), _random_expr(rng, depth - 1), _random_expr(rng, depth - 1))
+    if kind == "u":
+        return ("u", "-", _random_expr(rng, depth - 1))
+    if kind == "?:":
+        return ("?:",) + tuple(_random_expr(rng, depth - 1) for _ in range(3))
+    if kind == "f":
+        return ("f", "min", tuple(_random_expr(rng, depth - 1) for _ in range(rng.randrange(4))))
+    return ("ld", "x", _random_expr(rng, depth - 1))
+
+
+def test_larger_than_is_size_compared():
+    import random
+
+    rng = random.Random(1)
+    exprs = [_random_expr(rng, d) for d in range(10) for _ in range(60)]
+    # shared subexpressions (counted where each occurs), and a spine deeper than the limits
+    x = ("b", "+", ("s", "i"), ("c", 1))
+    shared = ("b", "*", x, x)
+    spine = ("s", "i")
+    for _ in range(600):
+        spine = ("b", "+", spine, ("c", 1))
+    exprs += [shared, ("b", "-", shared, shared), spine]
+    for e in exprs:
+        n = S.size(e)
+        for limit in {0, 1, 2, 3, n - 1, n, n + 1, 7, 400}:
+            if limit >= 0:
+                assert S.larger_than(e, limit) == (n > limit), (e, limit)

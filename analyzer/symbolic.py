@@ -455,7 +455,9 @@ def evaluable(e: Expr) -> bool:
 
 
 def _ev(e: Expr, env: Mapping[str, Any], memo: dict | None) -> Any:
-    """The value of an evaluable expression; raises _Unknown for an unbound symbol.
+    """The value of an expression; raises _Unknown for an unbound symbol or a node that
+    `evaluable` rejects (checked here as the walk reaches it, so a new expression is not walked
+    twice; a condition's untaken side is checked with `evaluable`, which asks of every branch).
 
     memo: values of compound subexpressions for this `env`, by object id (the accesses of a
     kernel share their index arithmetic: `i = blockIdx.x*blockDim.x + threadIdx.x` is computed
@@ -473,16 +475,27 @@ def _ev(e: Expr, env: Mapping[str, Any], memo: dict | None) -> Any:
         if hit is not None and hit[0] is e:
             return hit[1]
     if t == "b":
-        v = _OPS[e[1]](_ev(e[2], env, memo), _ev(e[3], env, memo))
+        fn = _OPS.get(e[1])
+        if fn is None:
+            raise _Unknown
+        v = fn(_ev(e[2], env, memo), _ev(e[3], env, memo))
     elif t == "?:":
         c = _ev(e[1], env, memo)
         if ndim(c):
             v = np.where(c, _ev(e[2], env, memo), _ev(e[3], env, memo))
+        elif c:
+            if not evaluable(e[3]):
+                raise _Unknown
+            v = _ev(e[2], env, memo)
         else:
-            v = _ev(e[2], env, memo) if c else _ev(e[3], env, memo)
+            if not evaluable(e[2]):
+                raise _Unknown
+            v = _ev(e[3], env, memo)
     elif t == "u":
-        a = _ev(e[2], env, memo)
         op = e[1]
+        if op not in _UNARY:
+            raise _Unknown
+        a = _ev(e[2], env, memo)
         if op == "-":
             v = -a
         elif op == "+":
@@ -491,11 +504,16 @@ def _ev(e: Expr, env: Mapping[str, Any], memo: dict | None) -> Any:
             v = np.logical_not(a)
         else:
             v = np.invert(a) if isinstance(a, np.ndarray) else ~int(a)
-    else:
+    elif t == "f":
+        fn = _CALLS.get(e[1])
+        if fn is None:
+            raise _Unknown
         args = []
         for x in e[2]:
             args.append(_ev(x, env, memo))
-        v = _CALLS[e[1]](*args)
+        v = fn(*args)
+    else:   # a load, an unknown
+        raise _Unknown
     if memo is not None:
         if isinstance(v, np.ndarray):
             v.setflags(write=False)   # shared by every later use: nobody may change it in place
@@ -504,12 +522,11 @@ def _ev(e: Expr, env: Mapping[str, Any], memo: dict | None) -> Any:
 
 
 def evaluate(e: Expr, env: Mapping[str, Any], memo: dict | None = None) -> Any:
-    """Value of `e` with symbols bound by `env` (scalars or numpy arrays), or None.
+    """Value of `e` with symbols bound by `env` (scalars or numpy arrays), or None (an unbound
+    symbol, or a node `evaluable` rejects anywhere in `e`).
 
     memo: a dict kept with `env` (and only with that env) to share subexpression values
     between calls; the values in it must not be modified."""
-    if not evaluable(e):
-        return None
     try:
         return _ev(e, env, memo)
     except (_Unknown, TypeError, ValueError, OverflowError, ZeroDivisionError):

@@ -359,3 +359,40 @@ def test_larger_than_is_size_compared():
         for limit in {0, 1, 2, 3, n - 1, n, n + 1, 7, 400}:
             if limit >= 0:
                 assert S.larger_than(e, limit) == (n > limit), (e, limit)
+
+
+def test_evaluate_is_none_wherever_a_node_is_not_evaluable():
+    import random
+
+    rng = random.Random(2)
+    # a scalar condition takes one side: the other may hold a load, an unknown or a call without
+    # a model, and the whole expression is still not evaluable
+    picks = [("s", "i"), ("s", "n"), ("c", 3), ("c", 0), ("?", "x"), ("ld", "a", ("s", "i")),
+             ("f", "sinf", (("s", "i"),)), ("b", "**", ("s", "i"), ("c", 2)), ("u", "*", ("s", "i"))]
+
+    def expr(depth):
+        if depth == 0 or rng.random() < 0.25:
+            return rng.choice(picks)
+        k = rng.randrange(4)
+        if k == 0:
+            return ("b", rng.choice(["+", "-", "*", "/", "%", "<", "&&"]), expr(depth - 1), expr(depth - 1))
+        if k == 1:
+            return ("?:", rng.choice([("c", 1), ("c", 0), ("s", "n"), ("s", "i")]), expr(depth - 1), expr(depth - 1))
+        if k == 2:
+            return ("u", rng.choice("-!~"), expr(depth - 1))
+        return ("f", "min", (expr(depth - 1), expr(depth - 1)))
+
+    envs = [{"i": 5, "n": 0}, {"i": np.arange(4), "n": 7}, {"i": np.arange(-3, 3), "n": np.array([1, 0, 1, 0, 1, 0])}]
+    seen = {True: 0, False: 0}
+    for _ in range(3000):
+        e = expr(rng.randrange(1, 6))
+        for env in envs:
+            v = S.evaluate(e, env)
+            memo: dict = {}
+            w = S.evaluate(e, env, memo)
+            assert S.evaluate(e, env, memo) is w or np.array_equal(S.evaluate(e, env, memo), w)
+            if not S.evaluable(e):
+                assert v is None and w is None, e
+            assert (v is None) == (w is None) and (v is None or np.array_equal(v, w)), e
+            seen[v is None] += 1
+    assert min(seen.values()) > 1000     # both outcomes were exercised

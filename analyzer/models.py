@@ -528,7 +528,7 @@ class PointCache:
         hit = self.lanes.get(id(mask))
         if hit is not None and hit[0] is mask:
             return hit[1]
-        v = float(pts.weights @ _sum(mask.reshape(pts.count, pts.n), axis=1))
+        v = float(pts.weights.dot(_sum(mask.reshape(pts.count, pts.n), axis=1)))
         self.lanes[id(mask)] = (mask, v)
         return v
 
@@ -595,7 +595,9 @@ class PointCache:
 
 
 # ndarray.any/sum/max and np.any go through numpy's Python wrappers (a microsecond a call);
-# the ufunc reductions they end in give the same values and dtypes
+# the ufunc reductions they end in give the same values and dtypes. Weighted sums of 1-D vectors
+# are `w.dot(x)`, not `w @ x`: matmul's gufunc set-up costs about what the dot does, and both
+# end in the same 1-D dot loop (the same bits)
 _any = np.logical_or.reduce
 _sum = np.add.reduce
 _max = np.maximum.reduce
@@ -895,12 +897,12 @@ class EstimateBatch:
                     sl = slice(o, o + rows)
                     o += rows
                     w = pts.warp_weights
-                    req = float(w @ r[sl])
+                    req = float(w.dot(r[sl]))
                     if req == 0:
                         out[i] = Estimate(0.0, 0.0, 0.0, 0.0, assumed)
                         continue
                     lanes = cache.lane_weight(pts, mask2d)
-                    out[i] = Estimate(req * scale, float(w @ u[sl]) * scale, float(w @ ii[sl]) * scale, lanes / req,
+                    out[i] = Estimate(req * scale, float(w.dot(u[sl])) * scale, float(w.dot(ii[sl])) * scale, lanes / req,
                                       assumed)
         for out, i, first in self.dups:
             out[i] = out[first]
@@ -922,7 +924,7 @@ def warp_requests(access: Access, launch: Launch, *, cache: PointCache, needed: 
             return 0.0
         mask = cache.mask(access.guards, (key, access.loops), pts)
         warps = _any(mask.reshape(pts.count, n // 32, 32), axis=2)
-        req = float(pts.weights @ _sum(warps, axis=1))
+        req = float(pts.weights.dot(_sum(warps, axis=1)))
     return req * (launch.threads / n if n < launch.threads else 1.0)
 
 
@@ -956,12 +958,12 @@ def _estimate(access, env, n, launch, model, cache, max_iters, max_points, assum
     mask = cache.mask(access.guards, (key, access.loops), pts).reshape(-1)
     r, u, i = model(addr, mask, access.elem_size)
     w = pts.weights.repeat(n // 32)
-    req = float(w @ r)
+    req = float(w.dot(r))
     if req == 0:
         return Estimate(0.0, 0.0, 0.0, 0.0, assumed)
-    lanes = float(pts.weights @ _sum(mask.reshape(pts.count, n), axis=1))
+    lanes = float(pts.weights.dot(_sum(mask.reshape(pts.count, n), axis=1)))
     scale = launch.threads / n if n < launch.threads else 1.0   # threads we did not simulate behave alike
-    return Estimate(req * scale, float(w @ u) * scale, float(w @ i) * scale, lanes / req, assumed)
+    return Estimate(req * scale, float(w.dot(u)) * scale, float(w.dot(i)) * scale, lanes / req, assumed)
 
 
 def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ...], launch: Launch,

@@ -396,3 +396,13 @@ def test_evaluate_is_none_wherever_a_node_is_not_evaluable():
             assert (v is None) == (w is None) and (v is None or np.array_equal(v, w)), e
             seen[v is None] += 1
     assert min(seen.values()) > 1000     # both outcomes were exercised
+
+
+def test_weighted_sums_by_dot_are_matmuls_bits():
+    # the models' weighted sums use ndarray.dot for `@` (cheaper to set up): the same 1-D loop
+    rng = np.random.default_rng(3)
+    for n in list(range(1, 70)) + [127, 128, 500, 4097]:
+        w = rng.random(n) * rng.integers(1, 10_000)
+        whole = rng.random(3 * n) * 37
+        for x in (rng.random(n), rng.integers(0, 33, n), rng.random(n) < 0.5, whole[n:2 * n]):
+            assert float(w.dot(x)) == float(w @ x)

@@ -410,6 +410,17 @@ def _level(loop: Loop, env: dict, max_iters: int) -> tuple:
     return None, sampled, trips
 
 
+_BOOL = np.dtype(bool)
+
+
+def _truth(v) -> np.ndarray:
+    """`np.asarray(v) != 0`, a condition's value as bools, without that comparison where the
+    value is bools already (a comparison's or a logical operator's result, nearly every guard):
+    the same array, which the caller only reads."""
+    a = np.asarray(v)
+    return a if a.dtype is _BOOL else a != 0
+
+
 def active_mask(guards: tuple[S.Expr, ...], env: Mapping, n: int) -> np.ndarray:
     """Threads for which every known guard holds; a guard we cannot evaluate counts as true."""
     mask = np.array(env["%valid"], dtype=bool)
@@ -422,7 +433,7 @@ def active_mask(guards: tuple[S.Expr, ...], env: Mapping, n: int) -> np.ndarray:
                 mask[:] = False
                 break
         else:
-            mask &= np.asarray(v) != 0
+            mask &= _truth(v)
     return mask
 
 
@@ -486,7 +497,7 @@ def stacked_mask(guards: tuple[S.Expr, ...], pts: Points) -> np.ndarray:
         v = S.evaluate(g, pts.env, pts.memo)
         if v is None:
             continue
-        mask &= np.asarray(v) != 0
+        mask &= _truth(v)
     return mask
 
 
@@ -586,7 +597,7 @@ class PointCache:
                 m = self.mask(guards[:-1], pts_key, pts)
                 v = S.evaluate(guards[-1], pts.env, pts.memo)
                 if v is not None:
-                    m = m & (np.asarray(v) != 0)   # v is a scalar or broadcasts to m
+                    m = m & _truth(v)   # v is a scalar or broadcasts to m
             else:
                 m = stacked_mask((), pts)
             self.masks[k] = m
@@ -991,7 +1002,7 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
         v = S.evaluate(cond, pts.env, pts.memo)
         if v is None:
             return None
-        vb = np.asarray(v) != 0
+        vb = _truth(v)
         if _lanes is not None and (vb.ndim == 0 or vb.shape in ((n,), (pts.count, 1), (1, n), (pts.count, n))):
             if vb.ndim == 0 or vb.shape == (pts.count, 1):
                 return False   # the same in every lane of a point: no warp splits

@@ -406,3 +406,15 @@ def test_weighted_sums_by_dot_are_matmuls_bits():
         whole = rng.random(3 * n) * 37
         for x in (rng.random(n), rng.integers(0, 33, n), rng.random(n) < 0.5, whole[n:2 * n]):
             assert float(w.dot(x)) == float(w @ x)
+
+
+def test_truth_is_compared_to_zero():
+    values = [np.array([True, False]), np.arange(-2, 3), np.array([0.0, np.nan, -0.5]), np.array(True),
+              np.array(3), True, 0, 7, np.bool_(False), np.int64(0), 2.5, np.arange(6).reshape(2, 3) < 3,
+              np.logical_and(np.arange(4) > 0, np.arange(4) < 3)]
+    for v in values:
+        got, want = models._truth(v), np.asarray(v) != 0
+        assert got.dtype == want.dtype == np.bool_ and got.shape == want.shape and np.array_equal(got, want), v
+    # the shortcut is taken where it can be: a comparison's result comes back as it is
+    b = np.arange(4) < 2
+    assert models._truth(b) is b

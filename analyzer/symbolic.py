@@ -97,42 +97,31 @@ def binop(op: str, a: Expr, b: Expr) -> Expr:
 # recursion; these caches are keyed by the object's id instead (each entry keeps its object
 # alive, so the id cannot be reused while the entry exists), with the same answers.
 _MEMO_LIMIT = 1 << 15
-_SIZES: dict[int, tuple] = {}
 _SYMBOLS: dict[int, tuple] = {}
 
 
 def size(e: Expr) -> int:
-    """Node count, to stop substitution from blowing up."""
+    """Node count (shared subexpressions counted where each occurs): what `larger_than` bounds,
+    which is what the walker asks. Exact and without a memo; for small expressions and tests."""
     t = e[0]
-    if t == "c" or t == "s" or t == "?":
-        return 1
-    hit = _SIZES.get(id(e))
-    if hit is not None and hit[0] is e:
-        return hit[1]
     if t == "b":
-        v = 1 + size(e[2]) + size(e[3])
-    elif t == "u":
-        v = 1 + size(e[2])
-    elif t == "?:":
-        v = 1 + size(e[1]) + size(e[2]) + size(e[3])
-    elif t == "f":
+        return 1 + size(e[2]) + size(e[3])
+    if t == "u" or t == "ld":
+        return 1 + size(e[2])
+    if t == "?:":
+        return 1 + size(e[1]) + size(e[2]) + size(e[3])
+    if t == "f":
         v = 1
         for a in e[2]:
             v += size(a)
-    elif t == "ld":
-        v = 1 + size(e[2])
-    else:
-        v = 1
-    if len(_SIZES) >= _MEMO_LIMIT:
-        _SIZES.clear()
-    _SIZES[id(e)] = (e, v)
-    return v
+        return v
+    return 1
 
 
 def larger_than(e: Expr, limit: int) -> bool:
     """size(e) > limit, found by visiting at most limit + 1 nodes and no memo: the walker asks
-    this once of each value it defines, nearly all of them new and small, where `size`'s memo
-    costs more than the count."""
+    this once of each value it defines, nearly all of them new and small, where a memo of sizes
+    cost more than the count."""
     return _count(e, limit + 1) > limit
 
 
@@ -172,7 +161,6 @@ def forget() -> None:
     """Drop the memos (`lint_source` calls this when a file is done). Their entries keep a
     file's expressions alive: left to the size limit, tens of thousands of them pile up in
     the collector's youngest generation and make each of its passes cost milliseconds."""
-    _SIZES.clear()
     _SYMBOLS.clear()
     _EVALUABLE.clear()
     _UNKNOWNS.clear()

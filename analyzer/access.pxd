@@ -5,6 +5,11 @@
 # rest of `S` stays Python attributes. analyzer/_fresh.py: CIMPORTS.
 from analyzer cimport symbolic as S
 
+# the grammar's field ids (access.py: _field_ids)
+cdef int F_ALTERNATIVE, F_ARGUMENT, F_ARGUMENTS, F_BODY, F_CONDITION, F_CONSEQUENCE, F_DECLARATOR
+cdef int F_FIELD, F_FUNCTION, F_INDICES, F_INITIALIZER, F_LEFT, F_NAME, F_OPERATOR
+cdef int F_RIGHT, F_SIZE, F_TYPE, F_UPDATE, F_VALUE
+
 cdef class _Walker:
     cdef public object p, k, out, g, counter
     cdef public str ascii

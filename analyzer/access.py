@@ -40,6 +40,55 @@ _CASTS = {"reinterpret_cast", "static_cast", "const_cast", "dynamic_cast"}
 THREAD_ROOTS = ("threadIdx.x", "threadIdx.y", "threadIdx.z", "%thread")
 
 
+# The grammar's field ids that the walker reads, as module ints (C ints when compiled): a
+# `FIELD.x` each time is a module lookup and an attribute lookup, ~10^3 a file. Set by the first
+# analysis (the grammar is loaded by then).
+F_ALTERNATIVE = 0
+F_ARGUMENT = 0
+F_ARGUMENTS = 0
+F_BODY = 0
+F_CONDITION = 0
+F_CONSEQUENCE = 0
+F_DECLARATOR = 0
+F_FIELD = 0
+F_FUNCTION = 0
+F_INDICES = 0
+F_INITIALIZER = 0
+F_LEFT = 0
+F_NAME = 0
+F_OPERATOR = 0
+F_RIGHT = 0
+F_SIZE = 0
+F_TYPE = 0
+F_UPDATE = 0
+F_VALUE = 0
+
+
+def _field_ids() -> None:
+    global F_ALTERNATIVE, F_ARGUMENT, F_ARGUMENTS, F_BODY, F_CONDITION, F_CONSEQUENCE, F_DECLARATOR
+    global F_FIELD, F_FUNCTION, F_INDICES, F_INITIALIZER, F_LEFT, F_NAME, F_OPERATOR
+    global F_RIGHT, F_SIZE, F_TYPE, F_UPDATE, F_VALUE
+    F_ALTERNATIVE = FIELD.alternative
+    F_ARGUMENT = FIELD.argument
+    F_ARGUMENTS = FIELD.arguments
+    F_BODY = FIELD.body
+    F_CONDITION = FIELD.condition
+    F_CONSEQUENCE = FIELD.consequence
+    F_DECLARATOR = FIELD.declarator
+    F_FIELD = FIELD.field
+    F_FUNCTION = FIELD.function
+    F_INDICES = FIELD.indices
+    F_INITIALIZER = FIELD.initializer
+    F_LEFT = FIELD.left
+    F_NAME = FIELD.name
+    F_OPERATOR = FIELD.operator
+    F_RIGHT = FIELD.right
+    F_SIZE = FIELD.size
+    F_TYPE = FIELD.type
+    F_UPDATE = FIELD.update
+    F_VALUE = FIELD.value
+
+
 # ------------------------------------------------------------------ the graph
 
 class DefUseGraph:
@@ -258,6 +307,8 @@ def _assign_query():
 
 def analyze(program: Program, kernel: Function, template_args: dict[str, int | str] | None = None) -> KernelAccesses:
     """The accesses, branches, barriers and def-use graph of one kernel."""
+    if not F_BODY:
+        _field_ids()
     walker = _Walker(program, kernel, template_args or {})
     try:
         walker.run()
@@ -438,9 +489,9 @@ class _Walker:
             if self.returns and vals:
                 self.returns[-1].append(vals[0])
         elif t in ("switch_statement",):
-            cond = st.child_by_field_id(FIELD.condition)
+            cond = st.child_by_field_id(F_CONDITION)
             c = self.expr(cond) if cond is not None else S.UNKNOWN
-            body = st.child_by_field_id(FIELD.body)
+            body = st.child_by_field_id(F_BODY)
             if body is not None:
                 self.guards.append(self.fresh("switch", st.start_point[0] + 1, S.symbols(c)))
                 self.with_assignments_opaque(body, lambda: self.block(body))
@@ -458,26 +509,26 @@ class _Walker:
         return None
 
     def declaration(self, st) -> None:
-        tnode = st.child_by_field_id(FIELD.type)
+        tnode = st.child_by_field_id(F_TYPE)
         base = self.text(tnode) if tnode is not None else "int"
         quals = {self.text(c) for c in st.children if c.type in ("type_qualifier", "storage_class_specifier")}
         if "__shared__" in quals or "__constant__" in quals:
             return  # recorded by the parser
-        for decl in st.children_by_field_id(FIELD.declarator):
+        for decl in st.children_by_field_id(F_DECLARATOR):
             value_node = None
             if decl.type == "init_declarator":
-                value_node = decl.child_by_field_id(FIELD.value)
-                decl = decl.child_by_field_id(FIELD.declarator)
+                value_node = decl.child_by_field_id(F_VALUE)
+                decl = decl.child_by_field_id(F_DECLARATOR)
             depth = 0
             dims: list[int | None] = []
             while decl is not None and decl.type in ("pointer_declarator", "array_declarator", "reference_declarator"):
                 if decl.type == "pointer_declarator":
                     depth += 1
                 elif decl.type == "array_declarator":
-                    size = decl.child_by_field_id(FIELD.size)
+                    size = decl.child_by_field_id(F_SIZE)
                     v = self.const_value(size) if size is not None else None
                     dims.append(count(v))
-                decl = decl.child_by_field_id(FIELD.declarator)
+                decl = decl.child_by_field_id(F_DECLARATOR)
             if decl is None:
                 continue
             name = self.text(decl)
@@ -518,13 +569,13 @@ class _Walker:
             self.define(name, self.expr(value_node), line)
 
     def if_statement(self, st) -> Expr | None:
-        cond_node = st.child_by_field_id(FIELD.condition)
+        cond_node = st.child_by_field_id(F_CONDITION)
         cond = self.expr(cond_node) if cond_node is not None else S.UNKNOWN
         line, col = st.start_point[0] + 1, st.start_point[1] + 1
         self.out.branches.append(Branch(cond, line, col, self._tuple(self.loops), self._tuple(self.guards),
                                         self.text(cond_node) if cond_node is not None else ""))
-        then = st.child_by_field_id(FIELD.consequence)
-        alt = st.child_by_field_id(FIELD.alternative)
+        then = st.child_by_field_id(F_CONSEQUENCE)
+        alt = st.child_by_field_id(F_ALTERNATIVE)
         before = dict(self.env)
         self.guards.append(cond)
         if then is not None:
@@ -604,29 +655,29 @@ class _Walker:
 
     def for_statement(self, st) -> None:
         line = st.start_point[0] + 1
-        init = st.child_by_field_id(FIELD.initializer)
+        init = st.child_by_field_id(F_INITIALIZER)
         var = None
         init_value: Expr = S.UNKNOWN
         if init is not None:
             if init.type == "declaration":
-                for decl in init.children_by_field_id(FIELD.declarator):
+                for decl in init.children_by_field_id(F_DECLARATOR):
                     if decl.type == "init_declarator":
-                        name_node = decl.child_by_field_id(FIELD.declarator)
-                        value = decl.child_by_field_id(FIELD.value)
+                        name_node = decl.child_by_field_id(F_DECLARATOR)
+                        value = decl.child_by_field_id(F_VALUE)
                         if name_node is not None and name_node.type == "identifier":
                             var = self.text(name_node)
                             init_value = self.expr(value) if value is not None else S.UNKNOWN
-                            tnode = init.child_by_field_id(FIELD.type)
+                            tnode = init.child_by_field_id(F_TYPE)
                             self.types[var] = self.text(tnode) if tnode is not None else "int"
             elif init.type == "assignment_expression":
-                left = init.child_by_field_id(FIELD.left)
+                left = init.child_by_field_id(F_LEFT)
                 if left is not None and left.type == "identifier":
                     var = self.text(left)
-                    init_value = self.expr(init.child_by_field_id(FIELD.right))
+                    init_value = self.expr(init.child_by_field_id(F_RIGHT))
             else:
                 self.expr(init)
-        update = st.child_by_field_id(FIELD.update)
-        body = st.child_by_field_id(FIELD.body)
+        update = st.child_by_field_id(F_UPDATE)
+        body = st.child_by_field_id(F_BODY)
         step = self._step(update, var) if update is not None else None
         changed = self.assigned_names(body) if body is not None else {}
         if var is not None and var in changed:
@@ -643,7 +694,7 @@ class _Walker:
         saved = self.env.get(var) if var else None
         if var is not None:
             self.env[var] = ("s", loop_sym)
-        cond_node = st.child_by_field_id(FIELD.condition)
+        cond_node = st.child_by_field_id(F_CONDITION)
         # Loop-carried variables (`acc += x`, `p += stride`) get an opaque symbol inside the loop,
         # or, for a loop-invariant increment, value0 + iter * increment.
         carried = self._carried(changed, var, line, iter_sym)
@@ -695,7 +746,7 @@ class _Walker:
             else:
                 deps = set(S.symbols(old))
                 for n in nodes:
-                    right = n.child_by_field_id(FIELD.right)
+                    right = n.child_by_field_id(F_RIGHT)
                     if right is not None:
                         deps |= S.symbols(self.expr_quiet(right))
                 self.define(name, self.fresh(name, line, deps), line)
@@ -708,8 +759,8 @@ class _Walker:
         if n.type == "update_expression":
             op = next((c.type for c in n.children if c.type in ("++", "--")), "++")
             return ("c", 1 if op == "++" else -1)
-        op = n.child_by_field_id(FIELD.operator)
-        right = n.child_by_field_id(FIELD.right)
+        op = n.child_by_field_id(F_OPERATOR)
+        right = n.child_by_field_id(F_RIGHT)
         if op is None or right is None or self.text(op) not in ("+=", "-="):
             return None
         inc = self.expr_quiet(right)
@@ -724,14 +775,14 @@ class _Walker:
         if var is None:
             return None
         if update.type == "update_expression":
-            arg = update.child_by_field_id(FIELD.argument)
+            arg = update.child_by_field_id(F_ARGUMENT)
             if arg is not None and self.text(arg) == var:
                 op = next((c.type for c in update.children if c.type in ("++", "--")), "++")
                 return ("+=", ("c", 1 if op == "++" else -1))
         if update.type == "assignment_expression":
-            left = update.child_by_field_id(FIELD.left)
-            op = update.child_by_field_id(FIELD.operator)
-            right = update.child_by_field_id(FIELD.right)
+            left = update.child_by_field_id(F_LEFT)
+            op = update.child_by_field_id(F_OPERATOR)
+            right = update.child_by_field_id(F_RIGHT)
             if left is not None and self.text(left) == var and op is not None and right is not None:
                 o = self.text(op)
                 value = self.expr_quiet(right)
@@ -739,9 +790,9 @@ class _Walker:
                     return (o, value)
                 if o == "=" and right.type == "binary_expression":
                     # i = i + k
-                    l2 = right.child_by_field_id(FIELD.left)
-                    r2 = right.child_by_field_id(FIELD.right)
-                    bop = right.child_by_field_id(FIELD.operator)
+                    l2 = right.child_by_field_id(F_LEFT)
+                    r2 = right.child_by_field_id(F_RIGHT)
+                    bop = right.child_by_field_id(F_OPERATOR)
                     if l2 is not None and self.text(l2) == var and bop is not None and r2 is not None:
                         return (self.text(bop) + "=", self.expr_quiet(r2))
         if update.type == "comma_expression":
@@ -750,8 +801,8 @@ class _Walker:
 
     def while_statement(self, st) -> None:
         line = st.start_point[0] + 1
-        body = st.child_by_field_id(FIELD.body)
-        cond_node = st.child_by_field_id(FIELD.condition)
+        body = st.child_by_field_id(F_BODY)
+        cond_node = st.child_by_field_id(F_CONDITION)
         iter_sym = f"iter@{line}"
         self.g.add_node(iter_sym)
         changed = self.assigned_names(st)
@@ -813,8 +864,8 @@ class _Walker:
         if t == "binary_expression":
             return self.binary(node)
         if t == "unary_expression":
-            op = node.child_by_field_id(FIELD.operator)
-            arg = self.expr(node.child_by_field_id(FIELD.argument))
+            op = node.child_by_field_id(F_OPERATOR)
+            arg = self.expr(node.child_by_field_id(F_ARGUMENT))
             o = self.text(op) if op is not None else "-"
             if arg[0] == "c":
                 v = S._unary(o, arg[1])
@@ -822,17 +873,17 @@ class _Walker:
                     return ("c", v)
             return ("u", o, arg)
         if t == "conditional_expression":
-            c = self.expr(node.child_by_field_id(FIELD.condition))
+            c = self.expr(node.child_by_field_id(F_CONDITION))
             self.guards.append(c)
-            a = self.expr(node.child_by_field_id(FIELD.consequence))
+            a = self.expr(node.child_by_field_id(F_CONSEQUENCE))
             self.guards.pop()
             self.guards.append(S.binop("==", c, ("c", 0)))
-            b = self.expr(node.child_by_field_id(FIELD.alternative))
+            b = self.expr(node.child_by_field_id(F_ALTERNATIVE))
             self.guards.pop()
             return ("?:", c, a, b)
         if t == "cast_expression":
-            tnode = node.child_by_field_id(FIELD.type)
-            value = node.child_by_field_id(FIELD.value)
+            tnode = node.child_by_field_id(F_TYPE)
+            value = node.child_by_field_id(F_VALUE)
             ttext = self.text(tnode) if tnode is not None else ""
             v = self.expr(value)
             if ttext.strip() in DOUBLE_TYPES:
@@ -850,12 +901,12 @@ class _Walker:
         if t == "call_expression":
             return self.call(node)
         if t == "comma_expression":
-            left = node.child_by_field_id(FIELD.left)
-            right = node.child_by_field_id(FIELD.right)
+            left = node.child_by_field_id(F_LEFT)
+            right = node.child_by_field_id(F_RIGHT)
             self.expr(left)
             return self.expr(right)
         if t in ("sizeof_expression",):
-            tnode = node.child_by_field_id(FIELD.type)
+            tnode = node.child_by_field_id(F_TYPE)
             if tnode is not None:
                 size = self.size_of(self.text(tnode))
                 if size:
@@ -874,7 +925,7 @@ class _Walker:
         return S.UNKNOWN
 
     def _op(self, node) -> str:
-        op = node.child_by_field_id(FIELD.operator)
+        op = node.child_by_field_id(F_OPERATOR)
         return self.text(op) if op is not None else ""
 
     def number(self, node) -> Expr:
@@ -900,8 +951,8 @@ class _Walker:
             return S.UNKNOWN
 
     def field(self, node) -> Expr:
-        arg = node.child_by_field_id(FIELD.argument)
-        fld = node.child_by_field_id(FIELD.field)
+        arg = node.child_by_field_id(F_ARGUMENT)
+        fld = node.child_by_field_id(F_FIELD)
         if arg is not None and fld is not None and arg.type == "identifier" and self.text(arg) in _BUILTIN_FIELDS:
             name = f"{self.text(arg)}.{self.text(fld)}"
             self.g.add_node(name)
@@ -921,8 +972,8 @@ class _Walker:
             op = self.text(op_node)
         else:
             op = self._op(node)
-            left = node.child_by_field_id(FIELD.left)
-            right = node.child_by_field_id(FIELD.right)
+            left = node.child_by_field_id(F_LEFT)
+            right = node.child_by_field_id(F_RIGHT)
         a = self.expr(left)
         b = self.expr(right)
         if op in ("+", "-", "*", "/"):
@@ -930,8 +981,8 @@ class _Walker:
         return S.binop(op, a, b)
 
     def assignment(self, node) -> Expr:
-        left = node.child_by_field_id(FIELD.left)
-        right = node.child_by_field_id(FIELD.right)
+        left = node.child_by_field_id(F_LEFT)
+        right = node.child_by_field_id(F_RIGHT)
         op = self._op(node)
         line = node.start_point[0] + 1
         if left is not None and left.type == "identifier":
@@ -972,7 +1023,7 @@ class _Walker:
         return value
 
     def update(self, node) -> Expr:
-        arg = node.child_by_field_id(FIELD.argument)
+        arg = node.child_by_field_id(F_ARGUMENT)
         op = next((c.type for c in node.children if c.type in ("++", "--")), "++")
         line = node.start_point[0] + 1
         if arg is not None and arg.type == "identifier":
@@ -991,21 +1042,21 @@ class _Walker:
         return S.UNKNOWN
 
     def call(self, node) -> Expr:
-        fn = node.child_by_field_id(FIELD.function)
-        args_node = node.child_by_field_id(FIELD.arguments)
+        fn = node.child_by_field_id(F_FUNCTION)
+        args_node = node.child_by_field_id(F_ARGUMENTS)
         args = list(args_node.named_children) if args_node is not None else []
         name = self.text(fn) if fn is not None else ""
         line, col = node.start_point[0] + 1, node.start_point[1] + 1
         if fn is not None and fn.type == "template_function":
-            base = fn.child_by_field_id(FIELD.name)
+            base = fn.child_by_field_id(F_NAME)
             base_name = self.text(base) if base is not None else name
             if base_name in _CASTS and args:
                 return self.expr(args[0])
             name = base_name
         if fn is not None and fn.type == "field_expression":
-            method = fn.child_by_field_id(FIELD.field)
+            method = fn.child_by_field_id(F_FIELD)
             mname = self.text(method) if method is not None else ""
-            obj = fn.child_by_field_id(FIELD.argument)
+            obj = fn.child_by_field_id(F_ARGUMENT)
             if mname in ("sync",):
                 self.barrier("__syncthreads" if "block" in self.text(obj or fn) or "grid" not in self.text(obj or fn) else "grid.sync", line, col)
                 return S.UNKNOWN
@@ -1132,10 +1183,10 @@ class _Walker:
             inner = node.named_children
             return self.pointer(inner[-1]) if inner else None
         if t == "pointer_expression" and self._op(node) == "&":
-            target = node.child_by_field_id(FIELD.argument)
+            target = node.child_by_field_id(F_ARGUMENT)
             return self.address_of(target)
         if t == "binary_expression" and self._op(node) in ("+", "-"):
-            left, right = node.child_by_field_id(FIELD.left), node.child_by_field_id(FIELD.right)
+            left, right = node.child_by_field_id(F_LEFT), node.child_by_field_id(F_RIGHT)
             p = self.pointer(left)
             if p is not None:
                 off = self.expr(right)
@@ -1148,26 +1199,26 @@ class _Walker:
                             p.elem_size, p.space)
             return None
         if t == "cast_expression":
-            tnode = node.child_by_field_id(FIELD.type)
-            p = self.pointer(node.child_by_field_id(FIELD.value))
+            tnode = node.child_by_field_id(F_TYPE)
+            p = self.pointer(node.child_by_field_id(F_VALUE))
             if p is not None and tnode is not None:
                 return self._retype(p, self.text(tnode))
             return p
         if t == "call_expression":
-            fn = node.child_by_field_id(FIELD.function)
-            args = node.child_by_field_id(FIELD.arguments)
+            fn = node.child_by_field_id(F_FUNCTION)
+            args = node.child_by_field_id(F_ARGUMENTS)
             if fn is not None and fn.type == "template_function" and args is not None and args.named_children:
-                name_node = fn.child_by_field_id(FIELD.name)
+                name_node = fn.child_by_field_id(F_NAME)
                 if name_node is not None and self.text(name_node) in _CASTS:
                     p = self.pointer(args.named_children[0])
-                    targs = fn.child_by_field_id(FIELD.arguments)
+                    targs = fn.child_by_field_id(F_ARGUMENTS)
                     if p is not None and targs is not None:
                         return self._retype(p, self.text(targs)[1:-1])
                     return p
             return None
         if t == "subscript_expression":
             # a row of a multi-dimensional array
-            p = self.pointer(node.child_by_field_id(FIELD.argument))
+            p = self.pointer(node.child_by_field_id(F_ARGUMENT))
             if p is not None and len(p.dims) > 1:
                 idx = self._index(node)
                 row = 1
@@ -1177,15 +1228,15 @@ class _Walker:
                 return _Ptr(p.base, off, p.elem_type, p.elem_size, p.space, p.dims[1:])
             return None
         if t == "conditional_expression":
-            return self.pointer(node.child_by_field_id(FIELD.consequence))
+            return self.pointer(node.child_by_field_id(F_CONSEQUENCE))
         if t == "field_expression":
             return self._pointer_field(node)
         return None
 
     def _pointer_field(self, node) -> _Ptr | None:
         """`p.x` / `p->x` where x is a pointer field of a known struct: a base of its own (`p.x`)."""
-        arg = node.child_by_field_id(FIELD.argument)
-        fld = node.child_by_field_id(FIELD.field)
+        arg = node.child_by_field_id(F_ARGUMENT)
+        fld = node.child_by_field_id(F_FIELD)
         if arg is None or fld is None or arg.type != "identifier":
             return None
         owner = self.types.get(self.text(arg), "")
@@ -1207,7 +1258,7 @@ class _Walker:
         return _Ptr(p.base, p.offset, base, size, p.space)
 
     def _index(self, node) -> Expr:
-        idx_list = node.child_by_field_id(FIELD.indices)
+        idx_list = node.child_by_field_id(F_INDICES)
         if idx_list is not None and idx_list.named_children:
             return self.expr(idx_list.named_children[0])
         return S.UNKNOWN      # `a[]`: code under edit
@@ -1217,7 +1268,7 @@ class _Walker:
         if target is None:
             return None
         if target.type == "subscript_expression":
-            p = self.pointer(target.child_by_field_id(FIELD.argument))
+            p = self.pointer(target.child_by_field_id(F_ARGUMENT))
             if p is None:
                 return None
             idx = self._index(target)
@@ -1236,12 +1287,12 @@ class _Walker:
         if target.type == "parenthesized_expression" and target.named_children:
             return self.address_of(target.named_children[-1])
         if target.type == "pointer_expression" and self._op(target) == "*":
-            return self.pointer(target.child_by_field_id(FIELD.argument))
+            return self.pointer(target.child_by_field_id(F_ARGUMENT))
         return None
 
     def _field_ptr(self, node) -> _Ptr | None:
-        arg = node.child_by_field_id(FIELD.argument)
-        fld = node.child_by_field_id(FIELD.field)
+        arg = node.child_by_field_id(F_ARGUMENT)
+        fld = node.child_by_field_id(F_FIELD)
         operator = self._op(node)
         base = self.pointer(arg) if operator == "->" else self.address_of(arg)
         if base is None or fld is None:
@@ -1260,7 +1311,7 @@ class _Walker:
         return None
 
     def load(self, node) -> Expr:
-        ptr = self.address_of(node) if node.type != "pointer_expression" else self.pointer(node.child_by_field_id(FIELD.argument))
+        ptr = self.address_of(node) if node.type != "pointer_expression" else self.pointer(node.child_by_field_id(F_ARGUMENT))
         if node.type == "field_expression" and ptr is None:
             return S.UNKNOWN
         if ptr is None:
@@ -1270,7 +1321,7 @@ class _Walker:
 
     def store(self, node) -> None:
         if node.type == "pointer_expression" and self._op(node) == "*":
-            ptr = self.pointer(node.child_by_field_id(FIELD.argument))
+            ptr = self.pointer(node.child_by_field_id(F_ARGUMENT))
         else:
             ptr = self.address_of(node)
         if ptr is None:
@@ -1286,14 +1337,18 @@ class _Walker:
     def record(self, ptr: _Ptr, kind: str, node, extra: Expr) -> Expr:
         if ptr.dims and len(ptr.dims) > 1:
             return S.UNKNOWN  # a whole row, not an element
-        line, col = node.start_point[0] + 1, node.start_point[1] + 1
+        row, column = node.start_point
+        line, col = row + 1, column + 1
         address = self.bound(S.binop("+", ptr.offset, extra), ptr.base, line)
         acc = Access(ptr.base, ptr.space, kind, address, ptr.elem_size, ptr.elem_type, line, col,
                      self.text(node)[:80], self._tuple(self.loops), self._tuple(self.guards), self.function_stack[-1])
         self.out.accesses.append(acc)
         node_id = f"access#{len(self.out.accesses) - 1}"
-        self.g.add_node(node_id, array=ptr.base, space=ptr.space, kind=kind, line=line)
-        succ = self.g.succ
+        # DefUseGraph.add_node(node_id, array=..., ...), inlined: the id is new (one per access)
+        g = self.g
+        succ = g.succ
+        succ[node_id] = set()
+        g.attrs[node_id] = {"array": ptr.base, "space": ptr.space, "kind": kind, "line": line}
         for s in S.symbols(address):   # DefUseGraph.add_edge(s, node_id), inlined
             got = succ.get(s)
             if got is None:

@@ -9,6 +9,7 @@ the rest is reported as parse errors, never an exception.
 from __future__ import annotations
 
 import ast
+import bisect
 import keyword
 import math
 import re
@@ -160,6 +161,11 @@ class Program:
     # instead of decoding a bytes slice on each of its ~10^3 calls per file. The builder, which
     # slices it too, passes the one it decoded.
     _ascii: str | None = field(default=None, repr=False, compare=False)
+    # the file as written (what a compiler must see: the pre-pass blanks code tree-sitter cannot
+    # read), and where the pre-pass moved offsets: (end of a loop-macro expansion in `source`,
+    # how far later offsets of `source` lie past those of `original`)
+    original: bytes = field(default=b"", repr=False, compare=False)
+    shifts: tuple[tuple[int, int], ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self._ascii is None and self.source.isascii():
@@ -177,6 +183,11 @@ class Program:
 
     def type_size(self, name: str, extra: dict[str, str] | None = None) -> int | None:
         return type_size(self.resolve_type(name, extra), self.structs)
+
+    def original_offset(self, offset: int) -> int:
+        """A byte offset of `source` in `original` (not inside an expanded loop macro)."""
+        i = bisect.bisect_right(self.shifts, (offset, math.inf))
+        return offset - self.shifts[i - 1][1] if i else offset
 
     @property
     def kernels(self) -> list[Function]:
@@ -265,10 +276,11 @@ def _matching_paren(buf: bytes, open_at: int) -> int:
     return -1
 
 
-def preprocess(src: bytes) -> tuple[bytes, dict[str, bytes]]:
-    """Blank tokens that break tree-sitter, keeping offsets. Returns the new bytes and
-    the qualifier macros that were blanked (name -> expansion), so a kernel hidden
-    behind `#define KERNEL __global__` can still be recognised."""
+def preprocess(src: bytes) -> tuple[bytes, dict[str, bytes], tuple[tuple[int, int], ...]]:
+    """Blank tokens that break tree-sitter, keeping offsets. Returns the new bytes, the
+    qualifier macros that were blanked (name -> expansion), so a kernel hidden behind
+    `#define KERNEL __global__` can still be recognised, and the offset shifts of expanded
+    loop macros (Program.shifts; empty where offsets are all kept)."""
     buf = bytearray(src)
     # cheap substring tests first: most files have none of these, and the regexes cost more
     for m in (_BLANK_CALLS.finditer(src) if b"__align__" in src or b"__maxnreg__" in src or b"_Pragma" in src
@@ -301,22 +313,24 @@ def preprocess(src: bytes) -> tuple[bytes, dict[str, bytes]]:
         if m.group(0).decode() not in qualifier_macros:
             qualifier_macros.setdefault(m.group(0).decode(), b"")
         _blank(buf, m.start(), m.end())
+    shifts: tuple[tuple[int, int], ...] = ()
     if b"define" in src:
-        buf = _expand_loop_macros(bytes(buf))
+        buf, shifts = _expand_loop_macros(bytes(buf))
     if not buf.endswith(b"\n"):
         buf += b"\n"  # a final preprocessor line without a newline sets has_error
-    return bytes(buf), qualifier_macros
+    return bytes(buf), qualifier_macros, shifts
 
 
 _FUNC_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[ \t]*((?:[^\n]*\\\n)*[^\n]*)$", re.M)
 
 
-def _expand_loop_macros(src: bytes) -> bytes:
+def _expand_loop_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
     """Expand statement-header macros defined in the file (`#define KERNEL_LOOP(i, n) for (...)`).
 
     Their invocations (`KERNEL_LOOP(i, n) { ... }`) are no C the grammar knows. The expansion
     is put on the invocation's own line, so line numbers stay exact; only columns after it on
-    that line move.
+    that line move, and the byte offsets after it: returned with the text as (end of the
+    expansion in the new text, new offset minus old offset from there on).
     """
     macros = {}
     for m in _directives(_FUNC_MACRO, src):
@@ -325,9 +339,10 @@ def _expand_loop_macros(src: bytes) -> bytes:
             params = [p.strip() for p in m.group(2).split(b",") if p.strip()]
             macros[m.group(1)] = (params, body)
     if not macros:
-        return src
+        return src, ()
     pattern = re.compile(rb"^([ \t]*)(" + b"|".join(re.escape(n) for n in macros) + rb")[ \t]*\(", re.M)
     out = bytearray()
+    shifts = []
     pos = 0
     for m in pattern.finditer(src):
         if m.start() < pos:
@@ -344,8 +359,9 @@ def _expand_loop_macros(src: bytes) -> bytes:
             expansion = re.sub(rb"\b" + re.escape(p_) + rb"\b", lambda _m, a=a: a, expansion)
         out += src[pos:m.start(2)] + expansion
         pos = end
+        shifts.append((len(out), len(out) - pos))
     out += src[pos:]
-    return bytes(out)
+    return bytes(out), tuple(shifts)
 
 
 def _split_args(text: bytes) -> list[bytes]:
@@ -501,10 +517,12 @@ def parse(source: bytes | str, path: str = "<string>") -> Program:
     if isinstance(source, str):
         # a lone surrogate (a Python string's "\ud800") travels as its 3 bytes, shown as U+FFFD
         source = source.encode("utf-8", "surrogatepass")
-    text, qualifier_macros = preprocess(source)
+    text, qualifier_macros, shifts = preprocess(source)
     tree = _get_parser().parse(text)
     builder = _Builder(text, path, qualifier_macros, source)
-    return builder.build(tree)
+    program = builder.build(tree)
+    program.original, program.shifts = source, shifts
+    return program
 
 
 class _Builder:

@@ -177,9 +177,15 @@ def _cuda_include() -> str | None:
     return None
 
 
+def written_code(program: Program) -> str:
+    """The file as written: the parser's pre-pass blanks code that tree-sitter cannot read
+    (qualifier macros, `__align__`, `#pragma unroll`) but a compiler must see."""
+    return (program.original or program.source).decode("utf-8", "replace")
+
+
 def device_code(program: Program) -> str:
-    """The file with host-only functions removed, for NVRTC (which has no host headers)."""
-    src = program.source
+    """The file as written with host-only functions removed, for NVRTC (which has no host headers)."""
+    src = program.original or program.source
     cut = []
     for f in program.functions:
         if f.kind == "host":
@@ -187,10 +193,10 @@ def device_code(program: Program) -> str:
             parent = node.parent
             if parent is not None and parent.type == "template_declaration":
                 node = parent
-            cut.append((node.start_byte, node.end_byte))
+            cut.append((program.original_offset(node.start_byte), program.original_offset(node.end_byte)))
     out = bytearray(src)
     for start, end in cut:
-        for i in range(start, end):
+        for i in range(start, min(end, len(out))):
             if out[i] != 10:
                 out[i] = 32
     text = out.decode("utf-8", "replace")
@@ -206,7 +212,7 @@ def ptxas_resources(program: Program, arch: str, backend: str = "auto",
     name_expressions (`reduce<256, float>`) instantiate template kernels under NVRTC; nvcc
     instantiates those that the file's own host code launches.
     """
-    text = program.source.decode("utf-8", "replace")
+    text = written_code(program)
     key = hashlib.sha256(f"{arch}|{backend}|{sorted(name_expressions)}|{text}".encode()).hexdigest()[:24]
     cached = cache_dir() / f"{key}.json"
     if cached.exists():

@@ -66,7 +66,8 @@ KERNEL_QUALIFIERS void k(float* __align__(16) y) {
 }
 __global__ void __maxnreg__(32) m(float* y) { y[threadIdx.x] = 0; }
 """
-    text, macros = preprocess(src)
+    text, macros, shifts = preprocess(src)
+    assert shifts == ()   # no loop macro: every offset kept
     assert len(text) == len(src) + (0 if src.endswith(b"\n") else 1)
     assert text.count(b"\n") == src.count(b"\n")
     p = parse(src)

@@ -138,3 +138,52 @@ def test_c_word_scan_counts_as_the_regular_expressions_do(monkeypatch):
     assert sum(r[0] for r in with_c) > 1000 and sum(len(r[3]) for r in with_c) > 100   # the cases occur
     monkeypatch.setattr(resources, "_scan", None)
     assert resources.register_words(texts[0])[:3] == with_c[0][:3]
+
+
+# What the parser's pre-pass blanks so that tree-sitter can read a file (qualifier macros,
+# `__align__`, `#pragma unroll`) is code to a compiler: ptxas must see the file as written.
+MACRO_SRC = """#define KERNEL __global__
+#define GRID_LOOP(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+struct __align__(16) Quad { float a, b, c, d; };
+
+void host_helper(float* p) { p[0] = 1.0f; }
+
+KERNEL void scale(Quad* q, float* out, int n) {
+    GRID_LOOP(i, n) {
+#pragma unroll 4
+        for (int k = 0; k < 8; ++k) out[i] += q[i].a * k;
+    }
+}
+
+void launch(Quad* q, float* out, int n) { scale<<<n / 256, 256>>>(q, out, n); }
+
+__global__ void plain(float* a) { a[threadIdx.x] = 2.0f; }
+"""
+
+
+def test_device_code_is_the_source_as_written_without_host_functions():
+    program = parse(MACRO_SRC)
+    code = device_code(program)
+    # blanked for tree-sitter, kept for the compiler
+    assert "KERNEL void scale" in code and "__align__(16)" in code and "#pragma unroll 4" in code
+    assert "GRID_LOOP(i, n) {" in code          # the loop macro as written, not its expansion
+    # host functions cut at the right places although the loop macro's expansion (longer than
+    # its invocation) moved every later offset of the parsed text
+    assert "host_helper" not in code and "void launch" not in code and "<<<" not in code
+    assert "__global__ void plain(float* a) { a[threadIdx.x] = 2.0f; }" in code
+    assert code.count("\n") == MACRO_SRC.count("\n")   # lines stay where they were
+
+
+def test_nvrtc_compiles_a_kernel_behind_a_qualifier_macro(tmp_path, monkeypatch):
+    pytest.importorskip("cuda.bindings.nvrtc")
+    monkeypatch.setenv("CUDAPERF_CACHE", str(tmp_path))
+    table = resources.ptxas_resources(parse(MACRO_SRC), "sm_90", backend="nvrtc")
+    assert set(table) == {"scale", "plain"}
+    assert table["scale"].registers > 0
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_nvcc_compiles_the_file_as_written(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDAPERF_CACHE", str(tmp_path))
+    table = resources.ptxas_resources(parse(MACRO_SRC), "sm_90", backend="nvcc")
+    assert set(table) == {"scale", "plain"}

@@ -15,6 +15,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 from . import ParserUnavailable
 from ._records import fast_init
@@ -211,6 +212,11 @@ _BLANK_CALLS = re.compile(rb"\b(?:__align__|__maxnreg__|__launch_bounds_ex__|_Pr
 _PRAGMA_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]*PRAGMA[A-Z0-9_]*(?:\s*\([^()\n]*\))?)[ \t]*$|\b([A-Z][A-Z0-9_]*_PRAGMA_UNROLL[A-Z0-9_]*)\b", re.M)
 # `#pragma unroll` between a loop header and an unbraced body breaks the tree; loops read the same without it.
 _PRAGMA_UNROLL = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(?:unroll|nounroll)\b[^\n]*$", re.M)
+# A long initializer of numbers (a generated table of weights or coefficients): nothing the
+# analysis reads, and most of a file's parse time where there is one.
+_TABLE = re.compile(rb"=\s*\{([-+0-9.xXa-fA-FuUlL,\s{}]{%d,})\}" % 4096)
+_SOURCE_TEXT = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_TO_SPACE = bytes(b if b in (10, 13) else 32 for b in range(256))   # bytes.translate: blank but line ends
 _TRAILING_COMMENT = re.compile(r"//[^\n]*$|/\*.*?\*/", re.S)
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]*)$", re.M)
 _QUALIFIERS = {b"__host__", b"__device__", b"__forceinline__", b"inline", b"static", b"__inline__",
@@ -263,6 +269,31 @@ def _blank(buf: bytearray, start: int, end: int) -> None:
             buf[i] = 32
 
 
+def _file_scope_tables(src: bytes):
+    """(start, end) of the contents of file-scope initializers `= { numbers }` of 4 KB or more.
+
+    Their numbers are never read (the parse model takes array shapes from declarators; the walk
+    sees kernel bodies only, where an initializer's float literals count, so local tables stay).
+    A table is at file scope where the braces before it, outside comments and literals, balance."""
+    depth, scanned = 0, 0
+    for m in _TABLE.finditer(src):
+        body = m.group(1)
+        level = 0
+        for c in body.translate(None, b"-+0123456789.xXabcdefABCDEFuUlL, \t\n\r\x0b\x0c"):
+            level += 1 if c == 123 else -1
+            if level < 0:
+                break
+        if level:
+            continue    # unbalanced: a brace of the run closes something else
+        code = _SOURCE_TEXT.sub(b"", src[scanned:m.start()])
+        depth += code.count(b"{") - code.count(b"}")
+        scanned = m.start()
+        if depth == 0:
+            yield m.start(1), m.end(1)
+        depth += body.count(b"{") - body.count(b"}")
+        scanned = m.end()
+
+
 def _matching_paren(buf: bytes, open_at: int) -> int:
     depth = 0
     for i in range(open_at, min(len(buf), open_at + 4096)):
@@ -276,12 +307,22 @@ def _matching_paren(buf: bytes, open_at: int) -> int:
     return -1
 
 
-def preprocess(src: bytes) -> tuple[bytes, dict[str, bytes], tuple[tuple[int, int], ...]]:
-    """Blank tokens that break tree-sitter, keeping offsets. Returns the new bytes, the
-    qualifier macros that were blanked (name -> expansion), so a kernel hidden behind
-    `#define KERNEL __global__` can still be recognised, and the offset shifts of expanded
-    loop macros (Program.shifts; empty where offsets are all kept)."""
+class Preprocessed(NamedTuple):
+    text: bytes                               # what tree-sitter parses
+    qualifier_macros: dict[str, bytes]        # blanked qualifier macros: name -> expansion
+    shifts: tuple[tuple[int, int], ...]       # offset shifts of expanded loop macros (Program.shifts)
+    tables: tuple[tuple[int, int], ...]       # blanked number tables (offsets in `text`): not parsed
+
+
+def preprocess(src: bytes) -> Preprocessed:
+    """Blank tokens that break tree-sitter, keeping offsets (except where a loop macro is
+    expanded: `shifts`). Qualifier macros are returned, so a kernel hidden behind
+    `#define KERNEL __global__` can still be recognised; file-scope number tables are blanked
+    and left out of the parse."""
     buf = bytearray(src)
+    tables = list(_file_scope_tables(src)) if len(src) > 8192 else []
+    for start, end in tables:
+        buf[start:end] = src[start:end].translate(_TO_SPACE)
     # cheap substring tests first: most files have none of these, and the regexes cost more
     for m in (_BLANK_CALLS.finditer(src) if b"__align__" in src or b"__maxnreg__" in src or b"_Pragma" in src
               or b"__declspec" in src or b"__attribute__" in src or b"__launch_bounds_ex__" in src else ()):
@@ -316,9 +357,43 @@ def preprocess(src: bytes) -> tuple[bytes, dict[str, bytes], tuple[tuple[int, in
     shifts: tuple[tuple[int, int], ...] = ()
     if b"define" in src:
         buf, shifts = _expand_loop_macros(bytes(buf))
+        if shifts and tables:
+            tables = [(_shifted(shifts, a), _shifted(shifts, b)) for a, b in tables]
     if not buf.endswith(b"\n"):
         buf += b"\n"  # a final preprocessor line without a newline sets has_error
-    return bytes(buf), qualifier_macros, shifts
+    return Preprocessed(bytes(buf), qualifier_macros, shifts, tuple(tables))
+
+
+def _shifted(shifts: tuple[tuple[int, int], ...], offset: int) -> int:
+    """An offset of the text before loop-macro expansion in the text after it (the inverse of
+    Program.original_offset)."""
+    delta = 0
+    for end, d in shifts:
+        if end - d > offset:
+            break
+        delta = d
+    return offset + delta
+
+
+def _parse_tree(text: bytes, tables: tuple[tuple[int, int], ...]):
+    """tree-sitter's tree of the text; the blanked tables' bytes are left out of its included
+    ranges, which gives the same tree (a table's bytes, blank, would still be lexed one by one).
+    A file with tables gets a parser of its own: the shared one keeps the whole-file range."""
+    if not tables:
+        return _get_parser().parse(text)
+    import tree_sitter
+
+    def point(offset: int):
+        return tree_sitter.Point(text.count(b"\n", 0, offset), offset - (text.rfind(b"\n", 0, offset) + 1))
+
+    ranges, pos = [], 0
+    for start, end in tables:
+        ranges.append(tree_sitter.Range(point(pos), point(start), pos, start))
+        pos = end
+    ranges.append(tree_sitter.Range(point(pos), point(len(text)), pos, len(text)))
+    own = parser()
+    own.included_ranges = ranges
+    return own.parse(text)
 
 
 _FUNC_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[ \t]*((?:[^\n]*\\\n)*[^\n]*)$", re.M)
@@ -517,11 +592,11 @@ def parse(source: bytes | str, path: str = "<string>") -> Program:
     if isinstance(source, str):
         # a lone surrogate (a Python string's "\ud800") travels as its 3 bytes, shown as U+FFFD
         source = source.encode("utf-8", "surrogatepass")
-    text, qualifier_macros, shifts = preprocess(source)
-    tree = _get_parser().parse(text)
-    builder = _Builder(text, path, qualifier_macros, source)
+    pre = preprocess(source)
+    tree = _parse_tree(pre.text, pre.tables)
+    builder = _Builder(pre.text, path, pre.qualifier_macros, source)
     program = builder.build(tree)
-    program.original, program.shifts = source, shifts
+    program.original, program.shifts = source, pre.shifts
     return program
 
 

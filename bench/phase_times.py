@@ -4,7 +4,7 @@ The instruction counts (bench/instruction_count.py) are the stable measure of a 
 says where the wall-clock time goes, which is not the same split (over the reward calls around
 the p50, tree-sitter is ~20% of the instructions and ~12% of the time on the dev VM). Each phase is timed by wrapping the module global that the code calls it
 through (`analyzer.lint.parse`, `.analyze`, `.prepare_estimates`, ..., each rule's `check`,
-tree-sitter's `Parser.parse` through `analyzer.parse._PARSER`, and for the reward
+tree-sitter's parse through `analyzer.parse._parse_tree`, and for the reward
 `rewardmodel.features.lint_source` and the model's prediction); the wrappers add ~1 us a call.
 
 - lint: the 200 files of bench/lint_speed.py, in-process, `--passes` passes after a warm-up pass;
@@ -19,7 +19,6 @@ import collections
 import json
 import sys
 import time
-import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +61,7 @@ class _TimedRule:
 LINT_PHASES = [
     ("parse", "parse (pre-pass, tree-sitter, parse model)"),
     ("preprocess", "  macro pre-pass"),
-    ("tree-sitter", "  tree-sitter parse"),
+    ("_parse_tree", "  tree-sitter parse"),
     ("resolve_launch", "launch resolution"),
     ("analyze", "access walk (access.analyze)"),
     ("_resources", "resources (static register estimate)"),
@@ -91,9 +90,7 @@ def _instrument(acc: collections.Counter, indent: str = ""):
     for attr in ("parse", "resolve_launch", "analyze", "_resources", "prepare_estimates", "scan", "summarize"):
         wrap(L, attr)
     wrap(P, "preprocess")
-    P._get_parser()
-    saved.append((P, "_PARSER", P._PARSER))
-    P._PARSER = types.SimpleNamespace(parse=_Timed(P._PARSER.parse, names["tree-sitter"], acc))
+    wrap(P, "_parse_tree")
     rules = {k: _TimedRule(r, acc, names["rules"]) for k, r in all_rules().items()}
     order = [names[key] for key, _ in LINT_PHASES]
     at = order.index(names["rules"]) + 1

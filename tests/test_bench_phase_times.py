@@ -21,6 +21,7 @@ def _findings(src):
 def test_timed_lint_gives_the_same_findings_and_is_undone():
     src = (ROOT / "analyzer" / "examples" / "transpose.cu").read_text()
     before = {a: getattr(L, a) for a in ("parse", "analyze", "prepare_estimates", "summarize")}
+    tree = P._parse_tree
     plain = _findings(src)
     parser = P._get_parser()
     acc = collections.Counter()
@@ -32,7 +33,7 @@ def test_timed_lint_gives_the_same_findings_and_is_undone():
         undo()
     assert timed == plain and plain[0]
     assert {a: getattr(L, a) for a in before} == before
-    assert P._PARSER is parser
+    assert P._PARSER is parser and P._parse_tree is tree
     # every phase the lint went through was timed, and the nested ones within their parent
     assert acc["  tree-sitter parse"] > 0 and acc["access walk (access.analyze)"] > 0 and acc["rules"] > 0
     assert acc["  tree-sitter parse"] <= acc["parse (pre-pass, tree-sitter, parse model)"]

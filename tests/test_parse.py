@@ -66,8 +66,8 @@ KERNEL_QUALIFIERS void k(float* __align__(16) y) {
 }
 __global__ void __maxnreg__(32) m(float* y) { y[threadIdx.x] = 0; }
 """
-    text, macros, shifts = preprocess(src)
-    assert shifts == ()   # no loop macro: every offset kept
+    text, macros, shifts, tables = preprocess(src)
+    assert shifts == () and tables == ()   # no loop macro, no table: every offset kept
     assert len(text) == len(src) + (0 if src.endswith(b"\n") else 1)
     assert text.count(b"\n") == src.count(b"\n")
     p = parse(src)
@@ -116,3 +116,55 @@ def test_define_with_a_trailing_comment_is_a_constant():
            "__global__ void k(float* x) { x[threadIdx.x] = THREADS + TILE; }\n")
     p = parse(src, "defs.cu")
     assert p.constants["THREADS"] == 256 and p.constants["TILE"] == 32
+
+
+def _table(n: int, suffix: str = "f") -> str:
+    return ",\n    ".join(", ".join(f"{(i * 9 + j) * 0.001:.4f}{suffix}" for j in range(9)) for i in range(n))
+
+
+def _shape(node):
+    return (node.type, node.start_byte, node.end_byte, tuple(_shape(c) for c in node.children))
+
+
+TABLE_SRC = f"""// coefficients {{ generated }}
+#define N 2700
+#define GRID_LOOP(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+__constant__ float c_w[N] = {{
+    {_table(300)}
+}};
+__global__ void k(const float* x, float* y, int n) {{
+    float local[18] = {{ {_table(2, "")} }};
+    GRID_LOOP(i, n) {{ y[i] = x[i] * c_w[i % N] + local[i % 18]; }}
+}}
+__constant__ float c_late[2][1350] = {{ {{ {_table(150)} }}, {{ {_table(150)} }} }};
+__global__ void k2(float* y) {{ y[threadIdx.x] = c_late[1][threadIdx.x]; }}
+"""
+
+
+def test_file_scope_number_tables_are_left_out_of_the_parse():
+    src = TABLE_SRC.encode()
+    pre = preprocess(src)
+    # the two file-scope tables, not the kernel's local one, whose float literals the rules read;
+    # the second lies after a loop macro's expansion, which moved its offsets
+    assert len(pre.tables) == 2 and pre.shifts
+    for start, end in pre.tables:
+        assert pre.text[start - 1:start] == b"{" and pre.text[end:end + 1] == b"}"
+        assert not pre.text[start:end].strip()
+    assert b"0.0010, 0.0020" in pre.text     # the local table as written
+    program = parse(src)
+    # the same tree as parsing every byte of the same text
+    whole = parse_mod.parser().parse(pre.text)
+    assert _shape(program.tree.root_node) == _shape(whole.root_node)
+    assert not program.errors
+    assert {(g.name, g.dims) for g in program.globals_} == {("c_w", (2700,)), ("c_late", (2, 1350))}
+    assert [f.name for f in program.kernels] == ["k", "k2"]
+
+
+def test_a_table_inside_a_function_or_behind_an_unbalanced_brace_stays():
+    local = f"__global__ void k(float* y) {{\n    const float t[2700] = {{ {_table(300)} }};\n    y[0] = t[threadIdx.x];\n}}\n"
+    assert preprocess(local.encode()).tables == ()
+    # a brace in a string before the table does not make it look nested, nor one left open
+    quoted = 'const char* s = "{";\n' + TABLE_SRC
+    assert len(preprocess(quoted.encode()).tables) == 2
+    opened = "namespace ns {\n" + TABLE_SRC + "}\n"
+    assert preprocess(opened.encode()).tables == ()

@@ -187,8 +187,7 @@ class Program:
 
     def original_offset(self, offset: int) -> int:
         """A byte offset of `source` in `original` (not inside an expanded loop macro)."""
-        i = bisect.bisect_right(self.shifts, (offset, math.inf))
-        return offset - self.shifts[i - 1][1] if i else offset
+        return _original_offset(self.shifts, offset)
 
     @property
     def kernels(self) -> list[Function]:
@@ -362,6 +361,12 @@ def preprocess(src: bytes) -> Preprocessed:
     if not buf.endswith(b"\n"):
         buf += b"\n"  # a final preprocessor line without a newline sets has_error
     return Preprocessed(bytes(buf), qualifier_macros, shifts, tuple(tables))
+
+
+def _original_offset(shifts: tuple[tuple[int, int], ...], offset: int) -> int:
+    """An offset of the text after loop-macro expansion in the text before it."""
+    i = bisect.bisect_right(shifts, (offset, math.inf))
+    return offset - shifts[i - 1][1] if i else offset
 
 
 def _shifted(shifts: tuple[tuple[int, int], ...], offset: int) -> int:
@@ -594,16 +599,18 @@ def parse(source: bytes | str, path: str = "<string>") -> Program:
         source = source.encode("utf-8", "surrogatepass")
     pre = preprocess(source)
     tree = _parse_tree(pre.text, pre.tables)
-    builder = _Builder(pre.text, path, pre.qualifier_macros, source)
+    builder = _Builder(pre.text, path, pre.qualifier_macros, source, pre.shifts)
     program = builder.build(tree)
     program.original, program.shifts = source, pre.shifts
     return program
 
 
 class _Builder:
-    def __init__(self, src: bytes, path: str, qualifier_macros: dict[str, bytes], original: bytes):
+    def __init__(self, src: bytes, path: str, qualifier_macros: dict[str, bytes], original: bytes,
+                 shifts: tuple[tuple[int, int], ...] = ()):
         self.src = src
         self.original = original
+        self.shifts = shifts
         self.path = path
         self.qualifier_macros = qualifier_macros
         self.constants: dict[str, int | float] = {}
@@ -871,7 +878,8 @@ class _Builder:
         begin = prev.end_byte if prev is not None else max(0, node.start_byte - 200)
         declarator = node.child_by_field_id(FIELD.declarator)
         end = declarator.start_byte if declarator is not None else node.start_byte
-        before = self.original[begin:end]
+        # the macro is in the text as written, whose offsets an expanded loop macro above moved
+        before = self.original[_original_offset(self.shifts, begin):_original_offset(self.shifts, end)]
         for name, expansion in self.qualifier_macros.items():
             if re.search(rb"\b" + re.escape(name.encode()) + rb"\b", before):
                 if b"__global__" in expansion or name.endswith(("_GLOBAL", "_KERNEL")):

@@ -168,3 +168,19 @@ def test_a_table_inside_a_function_or_behind_an_unbalanced_brace_stays():
     assert len(preprocess(quoted.encode()).tables) == 2
     opened = "namespace ns {\n" + TABLE_SRC + "}\n"
     assert preprocess(opened.encode()).tables == ()
+
+
+def test_a_kernel_behind_a_qualifier_macro_after_expanded_loop_macros():
+    # the expansions move every later offset of the parsed text: the macro before `k2` is looked
+    # for in the text as written at the mapped place
+    src = """#define KERNEL __global__
+#define GRID_LOOP(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+__global__ void k1(float* y, int n) {
+    GRID_LOOP(i, n) { y[i] = 0; }
+    GRID_LOOP(j, n) { y[j] += 1; }
+}
+KERNEL void k2(float* y) { y[threadIdx.x] = 1; }
+"""
+    program = parse(src)
+    assert program.shifts
+    assert {f.name: f.kind for f in program.functions} == {"k1": "global", "k2": "global"}

@@ -213,7 +213,8 @@ _PRAGMA_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]*PRAGMA[A-Z0-9_]*(?:\s*\([^(
 _PRAGMA_UNROLL = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(?:unroll|nounroll)\b[^\n]*$", re.M)
 # A long initializer of numbers (a generated table of weights or coefficients): nothing the
 # analysis reads, and most of a file's parse time where there is one.
-_TABLE = re.compile(rb"=\s*\{([-+0-9.xXa-fA-FuUlL,\s{}]{%d,})\}" % 4096)
+_TABLE_MIN_BYTES = 4096
+_TABLE = re.compile(rb"=\s*\{([-+0-9.xXa-fA-FuUlL,\s{}]{%d,})\}" % _TABLE_MIN_BYTES)
 _SOURCE_TEXT = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _TO_SPACE = bytes(b if b in (10, 13) else 32 for b in range(256))   # bytes.translate: blank but line ends
 _TRAILING_COMMENT = re.compile(r"//[^\n]*$|/\*.*?\*/", re.S)
@@ -269,7 +270,8 @@ def _blank(buf: bytearray, start: int, end: int) -> None:
 
 
 def _file_scope_tables(src: bytes):
-    """(start, end) of the contents of file-scope initializers `= { numbers }` of 4 KB or more.
+    """(start, end) of the contents of file-scope initializers `= { numbers }` of at least
+    _TABLE_MIN_BYTES.
 
     Their numbers are never read (the parse model takes array shapes from declarators; the walk
     sees kernel bodies only, where an initializer's float literals count, so local tables stay).
@@ -319,7 +321,7 @@ def preprocess(src: bytes) -> Preprocessed:
     `#define KERNEL __global__` can still be recognised; file-scope number tables are blanked
     and left out of the parse."""
     buf = bytearray(src)
-    tables = list(_file_scope_tables(src)) if len(src) > 8192 else []
+    tables = list(_file_scope_tables(src)) if len(src) > _TABLE_MIN_BYTES else []
     for start, end in tables:
         buf[start:end] = src[start:end].translate(_TO_SPACE)
     # cheap substring tests first: most files have none of these, and the regexes cost more
@@ -599,10 +601,7 @@ def parse(source: bytes | str, path: str = "<string>") -> Program:
         source = source.encode("utf-8", "surrogatepass")
     pre = preprocess(source)
     tree = _parse_tree(pre.text, pre.tables)
-    builder = _Builder(pre.text, path, pre.qualifier_macros, source, pre.shifts)
-    program = builder.build(tree)
-    program.original, program.shifts = source, pre.shifts
-    return program
+    return _Builder(pre.text, path, pre.qualifier_macros, source, pre.shifts).build(tree)
 
 
 class _Builder:
@@ -680,7 +679,8 @@ class _Builder:
         self.functions.sort(key=lambda f: f.line)
         self.launches.sort(key=lambda l: (l.line, l.col))
         return Program(self.path, self.src, tree, self.functions, self.launches, self.constants,
-                       self.globals_, self.errors, self.structs, self.fields, self.aliases, _ascii=self.ascii)
+                       self.globals_, self.errors, self.structs, self.fields, self.aliases, _ascii=self.ascii,
+                       original=self.original, shifts=self.shifts)
 
     _COMPLETE = {"function_definition", "declaration", "template_declaration", "preproc_def", "preproc_include",
                  "preproc_function_def", "preproc_call", "comment", "struct_specifier", "namespace_definition",

@@ -165,10 +165,12 @@ class Program:
     # the file as written (what a compiler must see: the pre-pass blanks code tree-sitter cannot
     # read), and where the pre-pass moved offsets: (end of a loop-macro expansion in `source`,
     # how far later offsets of `source` lie past those of `original`)
-    original: bytes = field(default=b"", repr=False, compare=False)
+    original: bytes | None = field(default=None, repr=False, compare=False)   # None: `source`
     shifts: tuple[tuple[int, int], ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if self.original is None:
+            self.original = self.source
         if self._ascii is None and self.source.isascii():
             self._ascii = self.source.decode("ascii")
 
@@ -214,7 +216,8 @@ _PRAGMA_UNROLL = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(?:unroll|nounroll)\b[^
 # A long initializer of numbers (a generated table of weights or coefficients): nothing the
 # analysis reads, and most of a file's parse time where there is one.
 _TABLE_MIN_BYTES = 4096
-_TABLE = re.compile(rb"=\s*\{([-+0-9.xXa-fA-FuUlL,\s{}]{%d,})\}" % _TABLE_MIN_BYTES)
+_TABLE_CHARS = b"-+0123456789.xXabcdefABCDEFuUlL, \t\n\r\x0b\x0c"   # numbers, commas, space; and braces
+_TABLE = re.compile(rb"=\s*\{([" + re.escape(_TABLE_CHARS) + rb"{}]{%d,})\}" % _TABLE_MIN_BYTES)
 _SOURCE_TEXT = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _TO_SPACE = bytes(b if b in (10, 13) else 32 for b in range(256))   # bytes.translate: blank but line ends
 _TRAILING_COMMENT = re.compile(r"//[^\n]*$|/\*.*?\*/", re.S)
@@ -280,7 +283,7 @@ def _file_scope_tables(src: bytes):
     for m in _TABLE.finditer(src):
         body = m.group(1)
         level = 0
-        for c in body.translate(None, b"-+0123456789.xXabcdefABCDEFuUlL, \t\n\r\x0b\x0c"):
+        for c in body.translate(None, _TABLE_CHARS):   # its braces, in order
             level += 1 if c == 123 else -1
             if level < 0:
                 break

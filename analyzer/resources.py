@@ -180,12 +180,12 @@ def _cuda_include() -> str | None:
 def written_code(program: Program) -> str:
     """The file as written: the parser's pre-pass blanks code that tree-sitter cannot read
     (qualifier macros, `__align__`, `#pragma unroll`) but a compiler must see."""
-    return (program.original or program.source).decode("utf-8", "replace")
+    return program.original.decode("utf-8", "replace")
 
 
 def device_code(program: Program) -> str:
     """The file as written with host-only functions removed, for NVRTC (which has no host headers)."""
-    src = program.original or program.source
+    src = program.original
     cut = []
     for f in program.functions:
         if f.kind == "host":

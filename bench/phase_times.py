@@ -2,10 +2,11 @@
 
 The instruction counts (bench/instruction_count.py) are the stable measure of a change; this
 says where the wall-clock time goes, which is not the same split (over the reward calls around
-the p50, tree-sitter is ~20% of the instructions and ~12% of the time on the dev VM). Each phase is timed by wrapping the module global that the code calls it
-through (`analyzer.lint.parse`, `.analyze`, `.prepare_estimates`, ..., each rule's `check`,
-tree-sitter's parse through `analyzer.parse._parse_tree`, and for the reward
-`rewardmodel.features.lint_source` and the model's prediction); the wrappers add ~1 us a call.
+the p50, tree-sitter is ~20% of the instructions and ~12% of the time on the dev VM). Each phase
+is timed by wrapping the module global that the code calls it through (`analyzer.lint.parse`,
+`.analyze`, `.prepare_estimates`, ..., each rule's `check`, tree-sitter's parse through
+`analyzer.parse._parse_tree`, and for the reward `rewardmodel.features.lint_source` and the
+model's prediction); the wrappers add ~1 us a call.
 
 - lint: the 200 files of bench/lint_speed.py, in-process, `--passes` passes after a warm-up pass;
 - reward: the 1,000 candidates of bench/surrogate_speed.py, single calls without ptxas.

@@ -10,6 +10,9 @@ cdef int F_ALTERNATIVE, F_ARGUMENT, F_ARGUMENTS, F_BODY, F_CONDITION, F_CONSEQUE
 cdef int F_FIELD, F_FUNCTION, F_INDICES, F_INITIALIZER, F_LEFT, F_NAME, F_OPERATOR
 cdef int F_RIGHT, F_SIZE, F_TYPE, F_UPDATE, F_VALUE
 
+cpdef set _symbols_of(object values)
+cpdef str _incdec(object node)
+
 cdef class _Walker:
     cdef public object p, k, out, g, counter
     cdef public str ascii
@@ -25,16 +28,21 @@ cdef class _Walker:
     cpdef bound(self, e, name, line)
     cpdef _shared_scalar(self, name)
     cpdef define(self, name, value, line)
+    cpdef _thread_dependent_now(self, e)
     cpdef run(self)
     cpdef block(self, node)
     cpdef block_rest(self, statements)
+    cpdef statement(self, st)
     cpdef declaration(self, st)
     cpdef if_statement(self, st)
     cpdef _ends_in_exit(self, node)
-    cpdef with_assignments_opaque(self, body, walk)
+    cpdef assigned_names(self, node)
+    cpdef with_assignments_opaque(self, body)
     cpdef for_statement(self, st)
     cpdef _carried(self, changed, var, line, iter_sym)
+    cpdef _invariant_increment(self, nodes, changed)
     cpdef _pointer_increment(self, nodes)
+    cpdef _step(self, update, var)
     cpdef while_statement(self, st)
     cpdef const_value(self, node)
     cpdef expr_quiet(self, node)
@@ -44,7 +52,11 @@ cdef class _Walker:
     cpdef field(self, node)
     cpdef binary(self, node)
     cpdef assignment(self, node)
+    cpdef update(self, node)
+    cpdef call(self, node)
     cpdef _note_double_call(self, name, values, line, col)
+    cpdef inline_call(self, callee, arg_nodes, values)
+    cpdef barrier(self, name, line, col)
     cpdef pointer(self, node)
     cpdef _pointer_field(self, node)
     cpdef _retype(self, p, type_text)

@@ -11,6 +11,7 @@ barrier checks need) is reachability from threadIdx in that graph.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 from . import symbolic as S
@@ -285,6 +286,28 @@ class _Opaque(Exception):
     pass
 
 
+# The walker's methods are C functions in the compiled build (access.pxd), which cannot hold
+# closures: no generator expressions or lambdas in them; these helpers stand in.
+_BY_END_START = operator.itemgetter(0, 1)
+
+
+def _symbols_of(values) -> set:
+    """The union of the values' free symbols (a new set)."""
+    out: set = set()
+    for v in values:
+        out |= S.symbols(v)
+    return out
+
+
+def _incdec(node) -> str:
+    """The operator of an update expression: "++" or "--" (its first such child)."""
+    for c in node.children:
+        t = c.type
+        if t == "++" or t == "--":
+            return t
+    return "++"
+
+
 # ------------------------------------------------------------------ the walk
 
 _ASSIGN_QUERY = None
@@ -415,14 +438,18 @@ class _Walker:
         syms = S.symbols(e)
         if not syms:
             return False
-        if any(x.startswith("threadIdx") for x in syms):
-            return True
+        for x in syms:
+            if x.startswith("threadIdx"):
+                return True
         reach: set[str] = set()
         for root in THREAD_ROOTS:
             if root in self.g.succ:
                 reach.add(root)
                 reach.update(self.g.descendants(root))
-        return any(x in reach for x in syms)
+        for x in syms:
+            if x in reach:
+                return True
+        return False
 
     def define(self, name: str, value: Expr, line: int) -> None:
         value = self.bound(value, name, line)
@@ -494,7 +521,7 @@ class _Walker:
             body = st.child_by_field_id(F_BODY)
             if body is not None:
                 self.guards.append(self.fresh("switch", st.start_point[0] + 1, S.symbols(c)))
-                self.with_assignments_opaque(body, lambda: self.block(body))
+                self.with_assignments_opaque(body)
                 self.guards.pop()
         elif t in ("case_statement", "labeled_statement"):
             for c in st.named_children:
@@ -633,21 +660,21 @@ class _Walker:
             for _, caps in _assign_query().matches(node):
                 n, target = caps["n"][0], caps["t"][0]
                 found.append((-n.end_byte, n.start_byte, n, target))
-            found.sort(key=lambda f: (f[0], f[1]))
+            found.sort(key=_BY_END_START)
             self._assign_scans.append((start, end, found))
         out: dict[str, list] = {}
         for _, _, n, target in found:
             out.setdefault(self.text(target), []).append(n)
         return out
 
-    def with_assignments_opaque(self, body, walk) -> None:
-        """Variables changed in a loop or switch body are opaque there and after."""
+    def with_assignments_opaque(self, body) -> None:
+        """Variables changed in a switch body are opaque there and after; walks the body."""
         changed = self.assigned_names(body)
         line = body.start_point[0] + 1
         for name in changed:
             if name in self.env:
                 self.define(name, self.fresh(name, line, S.symbols(self.env[name])), line)
-        walk()
+        self.block(body)
         for name in changed:
             if name in self.env:
                 deps = S.symbols(self.env[name])
@@ -757,15 +784,17 @@ class _Walker:
             return None
         n = nodes[0]
         if n.type == "update_expression":
-            op = next((c.type for c in n.children if c.type in ("++", "--")), "++")
-            return ("c", 1 if op == "++" else -1)
+            return ("c", 1 if _incdec(n) == "++" else -1)
         op = n.child_by_field_id(F_OPERATOR)
         right = n.child_by_field_id(F_RIGHT)
         if op is None or right is None or self.text(op) not in ("+=", "-="):
             return None
         inc = self.expr_quiet(right)
-        if S.is_unknown(inc) or any(s.split("@")[0] in changed for s in S.symbols(inc)):
+        if S.is_unknown(inc):
             return None
+        for s in S.symbols(inc):
+            if s.split("@")[0] in changed:
+                return None
         return inc if self.text(op) == "+=" else S.binop("-", ("c", 0), inc)
 
     def _pointer_increment(self, nodes) -> Expr | None:
@@ -777,8 +806,7 @@ class _Walker:
         if update.type == "update_expression":
             arg = update.child_by_field_id(F_ARGUMENT)
             if arg is not None and self.text(arg) == var:
-                op = next((c.type for c in update.children if c.type in ("++", "--")), "++")
-                return ("+=", ("c", 1 if op == "++" else -1))
+                return ("+=", ("c", 1 if _incdec(update) == "++" else -1))
         if update.type == "assignment_expression":
             left = update.child_by_field_id(F_LEFT)
             op = update.child_by_field_id(F_OPERATOR)
@@ -1024,7 +1052,7 @@ class _Walker:
 
     def update(self, node) -> Expr:
         arg = node.child_by_field_id(F_ARGUMENT)
-        op = next((c.type for c in node.children if c.type in ("++", "--")), "++")
+        op = _incdec(node)
         line = node.start_point[0] + 1
         if arg is not None and arg.type == "identifier":
             name = self.text(arg)
@@ -1081,7 +1109,7 @@ class _Walker:
             ptr = self.pointer(args[0])
             if ptr is not None:
                 self.record(ptr, "atomic", node, ("c", 0))
-            deps = set().union(*(S.symbols(v) for v in value)) if value else set()
+            deps = _symbols_of(value)
             self.g.add_edge("threadIdx.x", "%thread")
             return self.fresh(name, line, deps | {"%thread"})
         if name in _LOAD_INTRINSICS and args:
@@ -1099,7 +1127,7 @@ class _Walker:
         if name.startswith("__shfl") or name in ("__ballot_sync", "__any_sync", "__all_sync", "__activemask",
                                                    "__match_any_sync", "__popc", "__ffs", "__clz", "clock", "clock64",
                                                    "__lanemask_lt"):
-            deps = set().union(*(S.symbols(v) for v in values)) if values else set()
+            deps = _symbols_of(values)
             if name.startswith("__shfl") or name.startswith("__ballot") or name == "__activemask":
                 self.g.add_edge("threadIdx.x", "%thread")
                 deps.add("%thread")
@@ -1110,8 +1138,8 @@ class _Walker:
         callee = self.p.function(name)
         if callee is not None and callee.kind != "global" and callee.body is not None and len(self.function_stack) <= MAX_INLINE_DEPTH \
                 and callee.name not in self.function_stack:
-            return self.inline(callee, args, values)
-        deps = set().union(*(S.symbols(v) for v in values)) if values else set()
+            return self.inline_call(callee, args, values)
+        deps = _symbols_of(values)
         if name in ("sqrtf", "expf", "__expf", "logf", "__logf", "sinf", "cosf", "tanhf", "powf", "rsqrtf", "fmaf",
                     "__fdividef", "exp2f", "erff", "__sinf", "__cosf"):
             self.out.flops_per_thread += 1
@@ -1125,7 +1153,7 @@ class _Walker:
         if name in self._DOUBLE_MATH:
             self.out.double_calls.append((name, line, col))
 
-    def inline(self, callee: Function, arg_nodes, values) -> Expr:
+    def inline_call(self, callee: Function, arg_nodes, values) -> Expr:
         saved = (self.env, self.ptrs, self.types)
         env: dict[str, Expr] = {}
         ptrs = dict(self.ptrs)
@@ -1149,11 +1177,15 @@ class _Walker:
             self.env, self.ptrs, self.types = saved
         if len(rets) == 1:
             return rets[0]
-        deps = set().union(*(S.symbols(r) for r in rets)) if rets else set()
+        deps = _symbols_of(rets)
         return self.fresh(callee.name, callee.line, deps) if deps else S.UNKNOWN
 
     def barrier(self, name: str, line: int, col: int) -> None:
-        loop_conds = tuple(l.cond for l in self.loops if l.cond is not None)
+        conds = []
+        for lp in self.loops:
+            if lp.cond is not None:
+                conds.append(lp.cond)
+        loop_conds = tuple(conds)
         b = Barrier(name, line, col, self._tuple(self.loops), self._tuple(self.guards), loop_conds)
         self.out.barriers.append(b)
         self.out.events.append(Event("barrier", b, len(self.loops)))

@@ -82,6 +82,8 @@ _TEMPLATE_ARGS = re.compile(r"^\s*([A-Za-z_]\w*)\s*<(.*)>\s*$")
 
 def split_name_expression(name: str) -> tuple[str, list[str]]:
     """`reduce<256, float>` -> ("reduce", ["256", "float"])."""
+    if "<" not in name:     # a plain name: the pattern would backtrack over it only to fail
+        return name.strip(), []
     m = _TEMPLATE_ARGS.match(name)
     if not m:
         return name.strip(), []

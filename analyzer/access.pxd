@@ -9,6 +9,7 @@ from analyzer cimport symbolic as S
 cdef int F_ALTERNATIVE, F_ARGUMENT, F_ARGUMENTS, F_BODY, F_CONDITION, F_CONSEQUENCE, F_DECLARATOR
 cdef int F_FIELD, F_FUNCTION, F_INDICES, F_INITIALIZER, F_LEFT, F_NAME, F_OPERATOR
 cdef int F_RIGHT, F_SIZE, F_TYPE, F_UPDATE, F_VALUE
+cdef list _KINDS     # node type names by kind id (access.py: _kind_names)
 
 cpdef set _symbols_of(object values)
 cpdef str _incdec(object node)

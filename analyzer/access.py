@@ -68,7 +68,7 @@ F_VALUE = 0
 def _field_ids() -> None:
     global F_ALTERNATIVE, F_ARGUMENT, F_ARGUMENTS, F_BODY, F_CONDITION, F_CONSEQUENCE, F_DECLARATOR
     global F_FIELD, F_FUNCTION, F_INDICES, F_INITIALIZER, F_LEFT, F_NAME, F_OPERATOR
-    global F_RIGHT, F_SIZE, F_TYPE, F_UPDATE, F_VALUE
+    global F_RIGHT, F_SIZE, F_TYPE, F_UPDATE, F_VALUE, _KINDS
     F_ALTERNATIVE = FIELD.alternative
     F_ARGUMENT = FIELD.argument
     F_ARGUMENTS = FIELD.arguments
@@ -88,6 +88,27 @@ def _field_ids() -> None:
     F_TYPE = FIELD.type
     F_UPDATE = FIELD.update
     F_VALUE = FIELD.value
+    _KINDS = _kind_names()
+
+
+def _kind_names() -> list:
+    """Node type names by kind id (`_KINDS[node.kind_id]` is `node.type`), interned: the walk's
+    comparisons of a type with a literal are then mostly identity tests, and the dispatch's
+    dict lookups find the hash cached; `node.type` makes a new string on every read. An ERROR
+    node's id is the largest 16-bit one, so the table spans all 2**16 ids."""
+    import sys
+
+    from .parse import _language
+
+    lang = _language()
+    names: list = [None] * 65536
+    for i in range(lang.node_kind_count):
+        names[i] = sys.intern(lang.node_kind_for_id(i))
+    names[65535] = "ERROR"
+    return names
+
+
+_KINDS: list = []
 
 
 # ------------------------------------------------------------------ the graph
@@ -302,7 +323,7 @@ def _symbols_of(values) -> set:
 def _incdec(node) -> str:
     """The operator of an update expression: "++" or "--" (its first such child)."""
     for c in node.children:
-        t = c.type
+        t = _KINDS[c.kind_id]
         if t == "++" or t == "--":
             return t
     return "++"
@@ -473,7 +494,7 @@ class _Walker:
 
     # -- statements
     def block(self, node) -> None:
-        children = list(node.named_children) if node.type == "compound_statement" else [node]
+        children = list(node.named_children) if _KINDS[node.kind_id] == "compound_statement" else [node]
         i = 0
         while i < len(children):
             st = children[i]
@@ -497,7 +518,7 @@ class _Walker:
 
     def statement(self, st) -> Expr | None:
         """Walk one statement; returns the condition of an early exit (`if (c) return;`)."""
-        t = st.type
+        t = _KINDS[st.kind_id]
         if t == "compound_statement":
             self.block(st)
         elif t == "declaration":
@@ -525,33 +546,33 @@ class _Walker:
                 self.guards.pop()
         elif t in ("case_statement", "labeled_statement"):
             for c in st.named_children:
-                if c.type.endswith("statement") or c.type == "declaration":
+                if _KINDS[c.kind_id].endswith("statement") or _KINDS[c.kind_id] == "declaration":
                     self.statement(c)
         elif t == "preproc_call" or t == "comment":
             pass
         elif t.startswith("preproc_"):
             for c in st.named_children:
-                if c.type.endswith("statement") or c.type in ("declaration", "compound_statement"):
+                if _KINDS[c.kind_id].endswith("statement") or _KINDS[c.kind_id] in ("declaration", "compound_statement"):
                     self.statement(c)
         return None
 
     def declaration(self, st) -> None:
         tnode = st.child_by_field_id(F_TYPE)
         base = self.text(tnode) if tnode is not None else "int"
-        quals = {self.text(c) for c in st.children if c.type in ("type_qualifier", "storage_class_specifier")}
+        quals = {self.text(c) for c in st.children if _KINDS[c.kind_id] in ("type_qualifier", "storage_class_specifier")}
         if "__shared__" in quals or "__constant__" in quals:
             return  # recorded by the parser
         for decl in st.children_by_field_id(F_DECLARATOR):
             value_node = None
-            if decl.type == "init_declarator":
+            if _KINDS[decl.kind_id] == "init_declarator":
                 value_node = decl.child_by_field_id(F_VALUE)
                 decl = decl.child_by_field_id(F_DECLARATOR)
             depth = 0
             dims: list[int | None] = []
-            while decl is not None and decl.type in ("pointer_declarator", "array_declarator", "reference_declarator"):
-                if decl.type == "pointer_declarator":
+            while decl is not None and _KINDS[decl.kind_id] in ("pointer_declarator", "array_declarator", "reference_declarator"):
+                if _KINDS[decl.kind_id] == "pointer_declarator":
                     depth += 1
-                elif decl.type == "array_declarator":
+                elif _KINDS[decl.kind_id] == "array_declarator":
                     size = decl.child_by_field_id(F_SIZE)
                     v = self.const_value(size) if size is not None else None
                     dims.append(count(v))
@@ -584,7 +605,7 @@ class _Walker:
             if value_node is None:
                 self.define(name, self.fresh(name, line, set()), line)
                 continue
-            if value_node.type in ("initializer_list", "argument_list"):
+            if _KINDS[value_node.kind_id] in ("initializer_list", "argument_list"):
                 for c in value_node.named_children:
                     self.expr(c)
                 self.define(name, self.fresh(name, line, set()), line)
@@ -635,10 +656,10 @@ class _Walker:
         return None
 
     def _ends_in_exit(self, node) -> bool:
-        if node.type == "return_statement":
+        if _KINDS[node.kind_id] == "return_statement":
             return True
-        if node.type == "compound_statement" and node.named_children:
-            return node.named_children[-1].type == "return_statement"
+        if _KINDS[node.kind_id] == "compound_statement" and node.named_children:
+            return _KINDS[node.named_children[-1].kind_id] == "return_statement"
         return False
 
     def assigned_names(self, node) -> dict[str, list]:
@@ -686,19 +707,19 @@ class _Walker:
         var = None
         init_value: Expr = S.UNKNOWN
         if init is not None:
-            if init.type == "declaration":
+            if _KINDS[init.kind_id] == "declaration":
                 for decl in init.children_by_field_id(F_DECLARATOR):
-                    if decl.type == "init_declarator":
+                    if _KINDS[decl.kind_id] == "init_declarator":
                         name_node = decl.child_by_field_id(F_DECLARATOR)
                         value = decl.child_by_field_id(F_VALUE)
-                        if name_node is not None and name_node.type == "identifier":
+                        if name_node is not None and _KINDS[name_node.kind_id] == "identifier":
                             var = self.text(name_node)
                             init_value = self.expr(value) if value is not None else S.UNKNOWN
                             tnode = init.child_by_field_id(F_TYPE)
                             self.types[var] = self.text(tnode) if tnode is not None else "int"
-            elif init.type == "assignment_expression":
+            elif _KINDS[init.kind_id] == "assignment_expression":
                 left = init.child_by_field_id(F_LEFT)
-                if left is not None and left.type == "identifier":
+                if left is not None and _KINDS[left.kind_id] == "identifier":
                     var = self.text(left)
                     init_value = self.expr(init.child_by_field_id(F_RIGHT))
             else:
@@ -783,7 +804,7 @@ class _Walker:
         if len(nodes) != 1:
             return None
         n = nodes[0]
-        if n.type == "update_expression":
+        if _KINDS[n.kind_id] == "update_expression":
             return ("c", 1 if _incdec(n) == "++" else -1)
         op = n.child_by_field_id(F_OPERATOR)
         right = n.child_by_field_id(F_RIGHT)
@@ -803,11 +824,11 @@ class _Walker:
     def _step(self, update, var: str | None) -> tuple[str, Expr] | None:
         if var is None:
             return None
-        if update.type == "update_expression":
+        if _KINDS[update.kind_id] == "update_expression":
             arg = update.child_by_field_id(F_ARGUMENT)
             if arg is not None and self.text(arg) == var:
                 return ("+=", ("c", 1 if _incdec(update) == "++" else -1))
-        if update.type == "assignment_expression":
+        if _KINDS[update.kind_id] == "assignment_expression":
             left = update.child_by_field_id(F_LEFT)
             op = update.child_by_field_id(F_OPERATOR)
             right = update.child_by_field_id(F_RIGHT)
@@ -816,14 +837,14 @@ class _Walker:
                 value = self.expr_quiet(right)
                 if o in ("+=", "-=", "*=", "/=", "<<=", ">>="):
                     return (o, value)
-                if o == "=" and right.type == "binary_expression":
+                if o == "=" and _KINDS[right.kind_id] == "binary_expression":
                     # i = i + k
                     l2 = right.child_by_field_id(F_LEFT)
                     r2 = right.child_by_field_id(F_RIGHT)
                     bop = right.child_by_field_id(F_OPERATOR)
                     if l2 is not None and self.text(l2) == var and bop is not None and r2 is not None:
                         return (self.text(bop) + "=", self.expr_quiet(r2))
-        if update.type == "comma_expression":
+        if _KINDS[update.kind_id] == "comma_expression":
             return None
         return None
 
@@ -836,7 +857,7 @@ class _Walker:
         changed = self.assigned_names(st)
         carried = self._carried(changed, None, line, iter_sym)
         cond = self.expr(cond_node) if cond_node is not None else None
-        loop = Loop(None, S.UNKNOWN, cond, None, line, "while" if st.type == "while_statement" else "do", iter_sym)
+        loop = Loop(None, S.UNKNOWN, cond, None, line, "while" if _KINDS[st.kind_id] == "while_statement" else "do", iter_sym)
         self.loops.append(loop)
         if cond is not None:
             self.guards.append(cond)
@@ -870,7 +891,7 @@ class _Walker:
     def expr(self, node) -> Expr:
         if node is None:
             return S.UNKNOWN
-        t = node.type
+        t = _KINDS[node.kind_id]
         if t == "number_literal":
             return self.number(node)
         if t == "identifier":
@@ -981,12 +1002,12 @@ class _Walker:
     def field(self, node) -> Expr:
         arg = node.child_by_field_id(F_ARGUMENT)
         fld = node.child_by_field_id(F_FIELD)
-        if arg is not None and fld is not None and arg.type == "identifier" and self.text(arg) in _BUILTIN_FIELDS:
+        if arg is not None and fld is not None and _KINDS[arg.kind_id] == "identifier" and self.text(arg) in _BUILTIN_FIELDS:
             name = f"{self.text(arg)}.{self.text(fld)}"
             self.g.add_node(name)
             return ("s", name)
-        if arg is not None and arg.type in ("subscript_expression", "pointer_expression", "field_expression") or (
-                arg is not None and arg.type == "identifier" and self.text(arg) in self.ptrs):
+        if arg is not None and _KINDS[arg.kind_id] in ("subscript_expression", "pointer_expression", "field_expression") or (
+                arg is not None and _KINDS[arg.kind_id] == "identifier" and self.text(arg) in self.ptrs):
             return self.load(node)
         if arg is not None:
             base = self.expr(arg)
@@ -1013,7 +1034,7 @@ class _Walker:
         right = node.child_by_field_id(F_RIGHT)
         op = self._op(node)
         line = node.start_point[0] + 1
-        if left is not None and left.type == "identifier":
+        if left is not None and _KINDS[left.kind_id] == "identifier":
             name = self.text(left)
             if name in self.ptrs and self.ptrs[name].space != "local":
                 ptr = self.ptrs[name]
@@ -1054,7 +1075,7 @@ class _Walker:
         arg = node.child_by_field_id(F_ARGUMENT)
         op = _incdec(node)
         line = node.start_point[0] + 1
-        if arg is not None and arg.type == "identifier":
+        if arg is not None and _KINDS[arg.kind_id] == "identifier":
             name = self.text(arg)
             if name in self.ptrs:
                 ptr = self.ptrs[name]
@@ -1075,13 +1096,13 @@ class _Walker:
         args = list(args_node.named_children) if args_node is not None else []
         name = self.text(fn) if fn is not None else ""
         line, col = node.start_point[0] + 1, node.start_point[1] + 1
-        if fn is not None and fn.type == "template_function":
+        if fn is not None and _KINDS[fn.kind_id] == "template_function":
             base = fn.child_by_field_id(F_NAME)
             base_name = self.text(base) if base is not None else name
             if base_name in _CASTS and args:
                 return self.expr(args[0])
             name = base_name
-        if fn is not None and fn.type == "field_expression":
+        if fn is not None and _KINDS[fn.kind_id] == "field_expression":
             method = fn.child_by_field_id(F_FIELD)
             mname = self.text(method) if method is not None else ""
             obj = fn.child_by_field_id(F_ARGUMENT)
@@ -1195,7 +1216,7 @@ class _Walker:
         """The pointer an expression denotes (base, byte offset, element type), or None."""
         if node is None:
             return None
-        t = node.type
+        t = _KINDS[node.kind_id]
         if t == "identifier":
             name = self.text(node)
             if name in self.ptrs:
@@ -1239,7 +1260,7 @@ class _Walker:
         if t == "call_expression":
             fn = node.child_by_field_id(F_FUNCTION)
             args = node.child_by_field_id(F_ARGUMENTS)
-            if fn is not None and fn.type == "template_function" and args is not None and args.named_children:
+            if fn is not None and _KINDS[fn.kind_id] == "template_function" and args is not None and args.named_children:
                 name_node = fn.child_by_field_id(F_NAME)
                 if name_node is not None and self.text(name_node) in _CASTS:
                     p = self.pointer(args.named_children[0])
@@ -1269,7 +1290,7 @@ class _Walker:
         """`p.x` / `p->x` where x is a pointer field of a known struct: a base of its own (`p.x`)."""
         arg = node.child_by_field_id(F_ARGUMENT)
         fld = node.child_by_field_id(F_FIELD)
-        if arg is None or fld is None or arg.type != "identifier":
+        if arg is None or fld is None or _KINDS[arg.kind_id] != "identifier":
             return None
         owner = self.types.get(self.text(arg), "")
         struct = self.resolve(owner.rstrip("*").strip())
@@ -1299,7 +1320,7 @@ class _Walker:
         """&a[i], &a[i][j], &s.f, &a[i].x: the pointer, without an access."""
         if target is None:
             return None
-        if target.type == "subscript_expression":
+        if _KINDS[target.kind_id] == "subscript_expression":
             p = self.pointer(target.child_by_field_id(F_ARGUMENT))
             if p is None:
                 return None
@@ -1312,13 +1333,13 @@ class _Walker:
                             p.elem_size, p.space, p.dims[1:])
             return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", idx, ("c", p.elem_size))), p.elem_type,
                         p.elem_size, p.space)
-        if target.type == "field_expression":
+        if _KINDS[target.kind_id] == "field_expression":
             return self._field_ptr(target)
-        if target.type == "identifier":
+        if _KINDS[target.kind_id] == "identifier":
             return self.pointer(target)
-        if target.type == "parenthesized_expression" and target.named_children:
+        if _KINDS[target.kind_id] == "parenthesized_expression" and target.named_children:
             return self.address_of(target.named_children[-1])
-        if target.type == "pointer_expression" and self._op(target) == "*":
+        if _KINDS[target.kind_id] == "pointer_expression" and self._op(target) == "*":
             return self.pointer(target.child_by_field_id(F_ARGUMENT))
         return None
 
@@ -1343,8 +1364,8 @@ class _Walker:
         return None
 
     def load(self, node) -> Expr:
-        ptr = self.address_of(node) if node.type != "pointer_expression" else self.pointer(node.child_by_field_id(F_ARGUMENT))
-        if node.type == "field_expression" and ptr is None:
+        ptr = self.address_of(node) if _KINDS[node.kind_id] != "pointer_expression" else self.pointer(node.child_by_field_id(F_ARGUMENT))
+        if _KINDS[node.kind_id] == "field_expression" and ptr is None:
             return S.UNKNOWN
         if ptr is None:
             self._visit_children(node)
@@ -1352,7 +1373,7 @@ class _Walker:
         return self.record(ptr, "load", node, ("c", 0))
 
     def store(self, node) -> None:
-        if node.type == "pointer_expression" and self._op(node) == "*":
+        if _KINDS[node.kind_id] == "pointer_expression" and self._op(node) == "*":
             ptr = self.pointer(node.child_by_field_id(F_ARGUMENT))
         else:
             ptr = self.address_of(node)
@@ -1363,7 +1384,7 @@ class _Walker:
 
     def _visit_children(self, node) -> None:
         for c in node.named_children:
-            if c.type not in ("field_identifier",):
+            if _KINDS[c.kind_id] not in ("field_identifier",):
                 self.expr(c)
 
     def record(self, ptr: _Ptr, kind: str, node, extra: Expr) -> Expr:

@@ -418,3 +418,23 @@ def test_truth_is_compared_to_zero():
     # the shortcut is taken where it can be: a comparison's result comes back as it is
     b = np.arange(4) < 2
     assert models._truth(b) is b
+
+
+def test_kind_table_names_every_node_as_its_type():
+    """The walker reads `_KINDS[node.kind_id]` for `node.type` (access._kind_names): the same
+    string for every node of real files, ERROR and MISSING nodes of broken code included."""
+    from analyzer import access
+    from analyzer.parse import _get_parser
+
+    kinds = access._kind_names()
+    broken = b"__global__ void k(float* a int n) { a[threadIdx.x] = ; for (int i = 0; i < n i++) { a[i] += 1.0f } }"
+    seen, errors = 0, 0
+    for text in [p.read_bytes() for p in SOURCES] + [broken]:
+        stack = [_get_parser().parse(text).root_node]
+        while stack:
+            node = stack.pop()
+            assert kinds[node.kind_id] == node.type, (node.kind_id, node.type)
+            seen += 1
+            errors += node.type == "ERROR" or node.is_missing
+            stack.extend(node.children)
+    assert seen > 1000 and errors > 0

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from . import symbolic as S
 from ._records import fast_init
-from .parse import DOUBLE_TYPES, FIELD, FLOAT_TYPES, Function, Program, count, type_size
+from .parse import DOUBLE_TYPES, FIELD, FLOAT_TYPES, Function, Program, code_children, count, type_size
 from .symbolic import Expr
 
 MAX_EXPR = 400          # node budget of a substituted expression before it becomes opaque
@@ -658,8 +658,9 @@ class _Walker:
     def _ends_in_exit(self, node) -> bool:
         if _KINDS[node.kind_id] == "return_statement":
             return True
-        if _KINDS[node.kind_id] == "compound_statement" and node.named_children:
-            return _KINDS[node.named_children[-1].kind_id] == "return_statement"
+        if _KINDS[node.kind_id] == "compound_statement":
+            code = code_children(node)     # `return;  // out of range` ends it too
+            return bool(code) and _KINDS[code[-1].kind_id] == "return_statement"
         return False
 
     def assigned_names(self, node) -> dict[str, list]:
@@ -908,7 +909,7 @@ class _Walker:
         if t == "field_expression":
             return self.field(node)
         if t in ("parenthesized_expression", "condition_clause"):
-            inner = node.named_children
+            inner = code_children(node)
             return self.expr(inner[-1]) if inner else S.UNKNOWN
         if t == "binary_expression":
             return self.binary(node)
@@ -1093,7 +1094,7 @@ class _Walker:
     def call(self, node) -> Expr:
         fn = node.child_by_field_id(F_FUNCTION)
         args_node = node.child_by_field_id(F_ARGUMENTS)
-        args = list(args_node.named_children) if args_node is not None else []
+        args = code_children(args_node) if args_node is not None else []
         name = self.text(fn) if fn is not None else ""
         line, col = node.start_point[0] + 1, node.start_point[1] + 1
         if fn is not None and _KINDS[fn.kind_id] == "template_function":
@@ -1233,7 +1234,7 @@ class _Walker:
                 return got
             return None
         if t == "parenthesized_expression":
-            inner = node.named_children
+            inner = code_children(node)
             return self.pointer(inner[-1]) if inner else None
         if t == "pointer_expression" and self._op(node) == "&":
             target = node.child_by_field_id(F_ARGUMENT)
@@ -1260,10 +1261,10 @@ class _Walker:
         if t == "call_expression":
             fn = node.child_by_field_id(F_FUNCTION)
             args = node.child_by_field_id(F_ARGUMENTS)
-            if fn is not None and _KINDS[fn.kind_id] == "template_function" and args is not None and args.named_children:
+            if fn is not None and _KINDS[fn.kind_id] == "template_function" and args is not None and code_children(args):
                 name_node = fn.child_by_field_id(F_NAME)
                 if name_node is not None and self.text(name_node) in _CASTS:
-                    p = self.pointer(args.named_children[0])
+                    p = self.pointer(code_children(args)[0])
                     targs = fn.child_by_field_id(F_ARGUMENTS)
                     if p is not None and targs is not None:
                         return self._retype(p, self.text(targs)[1:-1])
@@ -1312,8 +1313,9 @@ class _Walker:
 
     def _index(self, node) -> Expr:
         idx_list = node.child_by_field_id(F_INDICES)
-        if idx_list is not None and idx_list.named_children:
-            return self.expr(idx_list.named_children[0])
+        idx = code_children(idx_list) if idx_list is not None else ()
+        if idx:
+            return self.expr(idx[0])
         return S.UNKNOWN      # `a[]`: code under edit
 
     def address_of(self, target) -> _Ptr | None:
@@ -1337,8 +1339,9 @@ class _Walker:
             return self._field_ptr(target)
         if _KINDS[target.kind_id] == "identifier":
             return self.pointer(target)
-        if _KINDS[target.kind_id] == "parenthesized_expression" and target.named_children:
-            return self.address_of(target.named_children[-1])
+        if _KINDS[target.kind_id] == "parenthesized_expression":
+            inner = code_children(target)
+            return self.address_of(inner[-1]) if inner else None
         if _KINDS[target.kind_id] == "pointer_expression" and self._op(target) == "*":
             return self.pointer(target.child_by_field_id(F_ARGUMENT))
         return None

@@ -58,6 +58,14 @@ class _FieldIds:
 FIELD = _FieldIds()
 
 
+def code_children(node) -> list:
+    """A node's named children without its comments. tree-sitter puts a comment wherever it stands
+    in the text, as a named child of whatever encloses it: `if (i < n /* in range */)`,
+    `f(x /* value */, a)`, `<<<grid, /* threads */ 256>>>`. Code that reads children by position
+    (the last of a block, the second of a launch's configuration) must not count it."""
+    return [c for c in node.named_children if c.type != "comment"]
+
+
 def parser():
     import tree_sitter
 
@@ -797,7 +805,7 @@ class _Builder:
                 name = decl.child_by_field_id(FIELD.declarator)
                 params = decl.child_by_field_id(FIELD.parameters)
                 if name is not None and params is not None:
-                    vals = [count(eval_constant(self.text(p), self.constants), 1, 1 << 31) for p in params.named_children]
+                    vals = [count(eval_constant(self.text(p), self.constants), 1, 1 << 31) for p in code_children(params)]
                     if vals and len(vals) <= 3 and None not in vals:
                         self.dim3_vars[self.text(name)] = tuple(vals) + (1,) * (3 - len(vals))
                 continue
@@ -851,7 +859,7 @@ class _Builder:
                 kind = "device"
             elif c.type == "launch_bounds":
                 nums = [eval_constant(self.text(n), {**self.constants, **{k: v for k, v in tparams.items() if v is not None}})
-                        for n in c.named_children]
+                        for n in code_children(c)]
                 nums = [count(n, 1, 1 << 31) for n in nums]
                 bounds = LaunchBounds(nums[0] if nums else None, nums[1] if len(nums) > 1 else None)
         declarator = node.child_by_field_id(FIELD.declarator)
@@ -949,11 +957,11 @@ class _Builder:
         if fn is not None and fn.type == "template_function":
             name_node = fn.child_by_field_id(FIELD.name)
             args = fn.child_by_field_id(FIELD.arguments)
-            targs = tuple(self.text(a) for a in args.named_children) if args is not None else ()
+            targs = tuple(self.text(a) for a in code_children(args)) if args is not None else ()
             name = self.text(name_node) if name_node is not None else self.text(fn)
         else:
             name = self.text(fn) if fn is not None else "?"
-        parts = [c for c in syntax.named_children]
+        parts = code_children(syntax)
         grid = self._dims(parts[0]) if parts else None
         block = self._dims(parts[1]) if len(parts) > 1 else None
         smem = 0
@@ -981,7 +989,7 @@ class _Builder:
         if args is None:
             return None
         vals = []
-        for a in args.named_children:
+        for a in code_children(args):
             v = count(eval_constant(self.text(a), self.constants), 1, 1 << 31)
             if v is None:
                 return None

@@ -265,6 +265,9 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
                 result.notes.append(f"{path}:{ctx.kernel.line}: rule {r.code} stopped on kernel {ctx.kernel.name}: nesting too deep")
     sup = scan(program.source.decode("utf-8", "replace"))
     kept = [f for f in findings if not sup.suppressed(f.code, f.line)]
+    if program.shifts:   # columns as written, before the macro expansions on their lines
+        kept = [Finding(f.code, f.name, f.severity, f.message, f.path, f.line, program.original_column(f.line, f.col),
+                        f.kernel, f.estimate) for f in kept]
     result.suppressed = len(findings) - len(kept)
     result.findings = sorted(set(kept), key=Finding.sort_key)
     for ctx in contexts:

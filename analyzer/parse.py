@@ -171,7 +171,7 @@ class Program:
     # slices it too, passes the one it decoded.
     _ascii: str | None = field(default=None, repr=False, compare=False)
     # the file as written (what a compiler must see: the pre-pass blanks code tree-sitter cannot
-    # read), and where the pre-pass moved offsets: (end of a loop-macro expansion in `source`,
+    # read), and where the pre-pass moved offsets: (end of a macro expansion in `source`,
     # how far later offsets of `source` lie past those of `original`)
     original: bytes | None = field(default=None, repr=False, compare=False)   # None: `source`
     shifts: tuple[tuple[int, int], ...] = field(default=(), repr=False, compare=False)
@@ -196,8 +196,26 @@ class Program:
         return type_size(self.resolve_type(name, extra), self.structs)
 
     def original_offset(self, offset: int) -> int:
-        """A byte offset of `source` in `original` (not inside an expanded loop macro)."""
+        """A byte offset of `source` in `original` (not inside an expanded macro)."""
         return _original_offset(self.shifts, offset)
+
+    def original_column(self, line: int, col: int) -> int:
+        """The 1-based column in `original` of a position of `source` (a finding's): the same
+        line, its column moved back over the macro expansions before it on that line."""
+        if not self.shifts or line < 1:
+            return col
+        starts = self.__dict__.get("_line_starts")
+        if starts is None:
+            starts = [0]
+            at = self.source.find(b"\n")
+            while at >= 0:
+                starts.append(at + 1)
+                at = self.source.find(b"\n", at + 1)
+            self.__dict__["_line_starts"] = starts
+        if line > len(starts):
+            return col
+        start = starts[line - 1]
+        return _original_offset(self.shifts, start + col - 1) - _original_offset(self.shifts, start) + 1
 
     @property
     def kernels(self) -> list[Function]:
@@ -322,12 +340,12 @@ def _matching_paren(buf: bytes, open_at: int) -> int:
 class Preprocessed(NamedTuple):
     text: bytes                               # what tree-sitter parses
     qualifier_macros: dict[str, bytes]        # blanked qualifier macros: name -> expansion
-    shifts: tuple[tuple[int, int], ...]       # offset shifts of expanded loop macros (Program.shifts)
+    shifts: tuple[tuple[int, int], ...]       # offset shifts of expanded macros (Program.shifts)
     tables: tuple[tuple[int, int], ...]       # blanked number tables (offsets in `text`): not parsed
 
 
 def preprocess(src: bytes) -> Preprocessed:
-    """Blank tokens that break tree-sitter, keeping offsets (except where a loop macro is
+    """Blank tokens that break tree-sitter, keeping offsets (except where a function-like macro is
     expanded: `shifts`). Qualifier macros are returned, so a kernel hidden behind
     `#define KERNEL __global__` can still be recognised; file-scope number tables are blanked
     and left out of the parse."""
@@ -377,13 +395,13 @@ def preprocess(src: bytes) -> Preprocessed:
 
 
 def _original_offset(shifts: tuple[tuple[int, int], ...], offset: int) -> int:
-    """An offset of the text after loop-macro expansion in the text before it."""
+    """An offset of the text after macro expansion in the text before it."""
     i = bisect.bisect_right(shifts, (offset, math.inf))
     return offset - shifts[i - 1][1] if i else offset
 
 
 def _shifted(shifts: tuple[tuple[int, int], ...], offset: int) -> int:
-    """An offset of the text before loop-macro expansion in the text after it (the inverse of
+    """An offset of the text before macro expansion in the text after it (the inverse of
     Program.original_offset)."""
     delta = 0
     for end, d in shifts:
@@ -417,44 +435,127 @@ def _parse_tree(text: bytes, tables: tuple[tuple[int, int], ...]):
 _FUNC_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[ \t]*((?:[^\n]*\\\n)*[^\n]*)$", re.M)
 
 
-def _expand_loop_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
-    """Expand statement-header macros defined in the file (`#define KERNEL_LOOP(i, n) for (...)`).
+_STATEMENT_START = re.compile(rb"(for|while|if)\s*\(")
+_NOT_EXPRESSION = re.compile(rb"^(?:do|return|switch|else|case|goto|break|continue)\b|[;{}#]|^$")
+_MACRO_DEPTH = 8            # nested expansions of one invocation (the preprocessor's own limit is none)
+_MACRO_BODY_MAX = 512       # bytes: longer bodies are not expression macros worth inlining
 
-    Their invocations (`KERNEL_LOOP(i, n) { ... }`) are no C the grammar knows. The expansion
-    is put on the invocation's own line, so line numbers stay exact; only columns after it on
-    that line move, and the byte offsets after it: returned with the text as (end of the
-    expansion in the new text, new offset minus old offset from there on).
-    """
-    macros = {}
+
+def _function_macros(src: bytes) -> dict[bytes, tuple[list[bytes], bytes, bool]]:
+    """Function-like macros defined in the file that can be expanded in place: statement headers
+    (`#define KERNEL_LOOP(i, n) for (...)`) and expressions (`#define IDX(r, c, ld) ((r) * (ld) + (c))`).
+    name -> (parameters, body, whether it is a statement header). A name defined twice with
+    different bodies (under `#if`/`#else`) is left alone: which one holds is not known here."""
+    macros: dict[bytes, tuple[list[bytes], bytes, bool]] = {}
+    ambiguous = set()
     for m in _directives(_FUNC_MACRO, src):
+        name = m.group(1)
+        params = [p.strip() for p in m.group(2).split(b",") if p.strip()]
         body = m.group(3).replace(b"\\\n", b" ").strip()
-        if re.match(rb"(for|while|if)\s*\(", body):
-            params = [p.strip() for p in m.group(2).split(b",") if p.strip()]
-            macros[m.group(1)] = (params, body)
+        if b"//" in body or b"/*" in body:
+            body = re.sub(rb"/\*.*?\*/|//.*", b" ", body).strip()
+        if any(not re.fullmatch(rb"[A-Za-z_]\w*", p_) for p_ in params):
+            continue    # variadic (`...`) or malformed
+        if _STATEMENT_START.match(body):
+            entry = (params, body, True)
+        elif len(body) <= _MACRO_BODY_MAX and not _NOT_EXPRESSION.search(body) and _matching_parens(body):
+            entry = (params, body, False)
+        else:
+            continue
+        if name in macros and macros[name][1] != body:
+            ambiguous.add(name)
+        macros[name] = entry
+    for name in ambiguous:
+        del macros[name]
+    return macros
+
+
+def _matching_parens(text: bytes) -> bool:
+    depth = 0
+    for c in text:
+        if c == 40:
+            depth += 1
+        elif c == 41:
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _substitute(body: bytes, params: list[bytes], args: list[bytes]) -> bytes:
+    """The body with each parameter replaced by its argument, all at once (one after another, an
+    argument that names a later parameter would be replaced again)."""
+    if not params:
+        return body
+    table = dict(zip(params, args))
+    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(p_) for p_ in params) + rb")\b")
+    return pattern.sub(lambda m: table[m.group(0)], body)
+
+
+def _expand_loop_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
+    """Expand the function-like macros defined in the file (`_function_macros`) at their uses.
+
+    A statement header's invocation (`KERNEL_LOOP(i, n) { ... }`) is no C the grammar knows; an
+    expression macro's (`out[IDX(x, y, n)]`) is a call of an unknown function to it, which leaves
+    the index unknown. Each expansion is put in the invocation's place on its own line (an
+    invocation whose arguments span lines is left as it is), so line numbers stay exact; only
+    columns after it on that line move, and the byte offsets after it: returned with the text as
+    (end of the expansion in the new text, new offset minus old offset from there on). Macros in
+    an expansion are expanded too (not the one being expanded: the preprocessor's rule).
+    """
+    macros = _function_macros(src)
     if not macros:
         return src, ()
-    pattern = re.compile(rb"^([ \t]*)(" + b"|".join(re.escape(n) for n in macros) + rb")[ \t]*\(", re.M)
+    pattern = re.compile(rb"\b(" + b"|".join(re.escape(n) for n in macros) + rb")[ \t]*\(")
     out = bytearray()
     shifts = []
     pos = 0
     for m in pattern.finditer(src):
         if m.start() < pos:
             continue
-        end = _matching_paren(src, m.end() - 1)
-        if end < 0 or b"\n" in src[m.end():end]:
+        line_start = src.rfind(b"\n", 0, m.start()) + 1
+        before = src[line_start:m.start()]
+        if before.lstrip(b" \t").startswith(b"#"):
+            continue    # a directive: a #define's own name, a macro used in another's body
+        params, _, statement = macros[m.group(1)]
+        if statement and before.strip(b" \t"):
+            continue    # a statement header only at the start of its line
+        expansion = _expansion(src, m, macros, (m.group(1),), 0)
+        if expansion is None:
             continue
-        params, body = macros[m.group(2)]
-        args = _split_args(src[m.end():end - 1])
-        if len(args) != len(params):
-            continue
-        expansion = body
-        for p_, a in zip(params, args):
-            expansion = re.sub(rb"\b" + re.escape(p_) + rb"\b", lambda _m, a=a: a, expansion)
-        out += src[pos:m.start(2)] + expansion
+        text, end = expansion
+        out += src[pos:m.start()] + text
         pos = end
         shifts.append((len(out), len(out) - pos))
     out += src[pos:]
     return bytes(out), tuple(shifts)
+
+
+def _expansion(src: bytes, m: re.Match, macros: dict, active: tuple, depth: int) -> tuple[bytes, int] | None:
+    """(the expansion of the invocation `m` matched in `src`, the offset past it), or None where it
+    is not expanded (arguments over lines, a wrong argument count, nesting too deep)."""
+    end = _matching_paren(src, m.end() - 1)
+    if end < 0 or b"\n" in src[m.end():end] or depth >= _MACRO_DEPTH:
+        return None
+    params, body, _ = macros[m.group(1)]
+    args = _split_args(src[m.end():end - 1])
+    if len(args) != len(params):
+        return None
+    text = _substitute(body, params, args)
+    inner = {n: v for n, v in macros.items() if n not in active and not v[2]}
+    if inner and any(n in text for n in inner):
+        pattern = re.compile(rb"\b(" + b"|".join(re.escape(n) for n in inner) + rb")[ \t]*\(")
+        parts, at = [], 0
+        for m2 in pattern.finditer(text):
+            if m2.start() < at:
+                continue
+            got = _expansion(text, m2, inner, active + (m2.group(1),), depth + 1)
+            if got is None:
+                continue
+            parts.append(text[at:m2.start()] + got[0])
+            at = got[1]
+        text = b"".join(parts) + text[at:]
+    return text, end
 
 
 def _split_args(text: bytes) -> list[bytes]:
@@ -889,7 +990,7 @@ class _Builder:
         begin = prev.end_byte if prev is not None else max(0, node.start_byte - 200)
         declarator = node.child_by_field_id(FIELD.declarator)
         end = declarator.start_byte if declarator is not None else node.start_byte
-        # the macro is in the text as written, whose offsets an expanded loop macro above moved
+        # the macro is in the text as written, whose offsets an expanded macro above moved
         before = self.original[_original_offset(self.shifts, begin):_original_offset(self.shifts, end)]
         for name, expansion in self.qualifier_macros.items():
             if re.search(rb"\b" + re.escape(name.encode()) + rb"\b", before):

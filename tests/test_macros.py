@@ -1,0 +1,83 @@
+"""Function-like macros defined in the file are expanded where they are used (parse.preprocess).
+
+An index macro (`#define IDX(r, c, ld) ((r) * (ld) + (c))`, common in hand-written and generated
+kernels) was a call of an unknown function: the index unknown, and the uncoalesced store of a
+naive transpose went unreported. Each expansion stays on its line; findings keep the columns of
+the text as written."""
+from __future__ import annotations
+
+import pytest
+
+from analyzer.lint import lint_source
+from analyzer.parse import _expand_loop_macros, _function_macros
+
+MACROS = """#define IDX(r, c, ld) ((r) * (ld) + (c))
+__global__ void transpose(const float* in, float* out, int n) {
+    int x = blockIdx.x * 32 + threadIdx.x;
+    int y = blockIdx.y * 32 + threadIdx.y;
+    if (x < n && y < n) out[IDX(x, y, n)] = in[IDX(y, x, n)];
+}
+void launch(const float* in, float* out, int n) {
+    dim3 block(32, 32);
+    transpose<<<dim3(n / 32, n / 32), block>>>(in, out, n);
+}
+"""
+BY_HAND = MACROS.replace("IDX(x, y, n)", "((x) * (n) + (y))").replace("IDX(y, x, n)", "((y) * (n) + (x))")
+
+
+def _summary(text):
+    r = lint_source(text, "k.cu")
+    return ([(f.code, f.line) for f in r.findings],
+            [[(a.space, a.kind, e) for a, e in zip(c.accesses.accesses, c.estimates)] for c in r.contexts])
+
+
+def test_an_index_macro_is_analyzed_as_its_expansion():
+    assert _summary(MACROS) == _summary(BY_HAND)
+    r = lint_source(MACROS, "k.cu")
+    store = next(f for f in r.findings if f.code == "GM102")
+    assert store.estimate["sectors_per_request"] == 32 and store.estimate["ideal_sectors_per_request"] == 4
+
+
+def test_findings_keep_the_columns_as_written():
+    line = ("    __shared__ float t[32 * 32];\n"
+            "    t[IDX(threadIdx.x, threadIdx.y, 32)] = in[IDX(y, x, n)]; out[IDX(x, y, n)] = t[0];\n")
+    text = MACROS.replace("    if (x < n && y < n) out[IDX(x, y, n)] = in[IDX(y, x, n)];\n", line)
+    r = lint_source(text, "k.cu")
+    written = text.splitlines()[5]
+    cols = {f.code: f.col for f in r.findings if f.line == 6}
+    assert cols["SM201"] == written.index("t[IDX") + 1
+    assert cols["GM102"] == written.index("out[") + 1
+
+
+def test_arguments_are_substituted_at_once_and_nested_macros_expand():
+    src = (b"#define IDX(r, c, ld) ((r) * (ld) + (c))\n#define AT(a, r, c) a[IDX(r, c, 32)]\n"
+           b"x = AT(t, c, r) + IDX(c, r, n);\n")
+    text, shifts = _expand_loop_macros(src)
+    assert text.splitlines()[2] == b"x = t[((c) * (32) + (r))] + ((c) * (n) + (r));"
+    assert len(shifts) == 2 and text.count(b"\n") == src.count(b"\n")
+
+
+@pytest.mark.parametrize("define", [
+    "#define CHECK(x) do { if (!(x)) return; } while (0)",
+    "#define BLOCK(x) { x; }",
+    "#define NAME(x) #x",
+    "#define CAT(a, b) a##b",
+    "#define LOG(fmt, ...) printf(fmt, __VA_ARGS__)",
+    "#define UNBALANCED(x) ((x)",
+])
+def test_macros_that_are_no_expression_are_left_alone(define):
+    assert _function_macros((define + "\n").encode()) == {}
+
+
+def test_a_macro_defined_twice_differently_is_left_alone():
+    src = b"#if A\n#define OFFSET(i) 0\n#else\n#define OFFSET(i) ((i) >> 5)\n#endif\ny = s[i + OFFSET(i)];\n"
+    assert _function_macros(src) == {}
+    assert _expand_loop_macros(src) == (src, ())
+
+
+def test_an_invocation_over_lines_is_left_alone_and_lines_stay_exact():
+    src = MACROS.replace("in[IDX(y, x, n)]", "in[IDX(y,\n        x, n)]")
+    text, _ = _expand_loop_macros(src.encode())
+    assert b"IDX(y,\n" in text and text.count(b"\n") == src.count("\n")
+    r = lint_source(src, "k.cu")
+    assert [f.line for f in r.findings if f.code == "GM102"] == [5]

@@ -13,6 +13,7 @@ cdef list _KINDS     # node type names by kind id (access.py: _kind_names)
 
 cpdef set _symbols_of(object values)
 cpdef str _incdec(object node)
+cpdef bint _names_any(object node, object names) except -1
 
 cdef class _Walker:
     cdef public object p, k, out, g, counter
@@ -42,6 +43,7 @@ cdef class _Walker:
     cpdef for_statement(self, st)
     cpdef _carried(self, changed, var, line, iter_sym)
     cpdef _invariant_increment(self, nodes, changed)
+    cpdef _invariant_shift(self, nodes, changed)
     cpdef _pointer_increment(self, nodes)
     cpdef _step(self, update, var)
     cpdef while_statement(self, st)

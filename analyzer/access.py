@@ -320,6 +320,17 @@ def _symbols_of(values) -> set:
     return out
 
 
+def _names_any(node, names) -> bool:
+    """Whether an identifier in the expression `node` is one of `names` (read from the text: its
+    value before the loop may be a constant that says nothing of the name)."""
+    if _KINDS[node.kind_id] == "identifier":
+        return node.text.decode("utf-8", "replace") in names
+    for c in node.named_children:
+        if _names_any(c, names):
+            return True
+    return False
+
+
 def _incdec(node) -> str:
     """The operator of an update expression: "++" or "--" (its first such child)."""
     for c in node.children:
@@ -788,8 +799,13 @@ class _Walker:
             carried.append(name)
             old = self.env[name]
             inc = self._invariant_increment(nodes, changed)
-            if inc is not None:
-                self.env[name] = self.bound(S.binop("+", old, S.binop("*", ("s", iter_sym), inc)), name, line)
+            shift = self._invariant_shift(nodes, changed) if inc is None else None
+            if inc is not None or shift is not None:
+                if inc is not None:
+                    value = S.binop("+", old, S.binop("*", ("s", iter_sym), inc))
+                else:   # `offset <<= 1` (a scan's stride): value0 << (iter * 1)
+                    value = S.binop(shift[0], old, S.binop("*", ("s", iter_sym), shift[1]))
+                self.env[name] = self.bound(value, name, line)
                 for s in S.symbols(self.env[name]):
                     self.g.add_edge(s, f"{name}@{line}")
             else:
@@ -811,6 +827,8 @@ class _Walker:
         right = n.child_by_field_id(F_RIGHT)
         if op is None or right is None or self.text(op) not in ("+=", "-="):
             return None
+        if _names_any(right, changed):
+            return None     # `s += s`, `a += b` with b changed too: no invariant step
         inc = self.expr_quiet(right)
         if S.is_unknown(inc):
             return None
@@ -818,6 +836,34 @@ class _Walker:
             if s.split("@")[0] in changed:
                 return None
         return inc if self.text(op) == "+=" else S.binop("-", ("c", 0), inc)
+
+    def _invariant_shift(self, nodes, changed) -> tuple[str, Expr] | None:
+        """("<<", k) or (">>", k) for a variable that one `x <<= k` or `x >>= k` with a
+        loop-invariant k changes in the loop (`x *= 2**m` is `x <<= m`), else None."""
+        if len(nodes) != 1 or _KINDS[nodes[0].kind_id] != "assignment_expression":
+            return None
+        n = nodes[0]
+        op = n.child_by_field_id(F_OPERATOR)
+        right = n.child_by_field_id(F_RIGHT)
+        if op is None or right is None:
+            return None
+        o = self.text(op)
+        if o not in ("<<=", ">>=", "*="):
+            return None
+        if _names_any(right, changed):
+            return None
+        k = self.expr_quiet(right)
+        if S.is_unknown(k):
+            return None
+        for s in S.symbols(k):
+            if s.split("@")[0] in changed:
+                return None
+        if o == "*=":
+            v = k[1] if k[0] == "c" else None
+            if type(v) is not int or v < 1 or v & (v - 1):
+                return None     # only a power of two is a shift
+            return ("<<", ("c", v.bit_length() - 1))
+        return (o[:2], k)
 
     def _pointer_increment(self, nodes) -> Expr | None:
         return self._invariant_increment(nodes, {})

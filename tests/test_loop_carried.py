@@ -1,0 +1,43 @@
+"""A variable that a loop shifts (`s <<= 1`, `s *= 2`, `s >>= 1`: the stride of a Blelloch scan)
+has a closed form inside the loop, value0 shifted by the iteration count, as one a loop adds to
+has (value0 + iteration * step): the accesses it indexes are modelled, not unknown."""
+from __future__ import annotations
+
+import pytest
+
+from analyzer.lint import LaunchSpec, lint_source
+
+KERNEL = """__global__ void k(float* out) {{
+    __shared__ float buf[32 * 16];
+    int s = {start};
+    for (int it = 0; it < 4; ++it) {{
+        buf[s * threadIdx.x] = 0.0f;
+        s {update};
+    }}
+    out[threadIdx.x] = buf[threadIdx.x];
+}}
+"""
+
+
+def _store(start, update):
+    r = lint_source(KERNEL.format(start=start, update=update), "k.cu",
+                    launches={"k": LaunchSpec((32, 1, 1), (1, 1, 1))})
+    ctx = r.contexts[0]
+    (e,) = [e for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.space == "shared" and a.kind == "store"]
+    return e, r.findings
+
+
+@pytest.mark.parametrize("start, update", [(1, "<<= 1"), (1, "*= 2"), (8, ">>= 1")])
+def test_strides_1_2_4_8_words_are_1_2_4_8_way(start, update):
+    # one warp, four iterations: strides of 1, 2, 4 and 8 words conflict 1-, 2-, 4- and 8-way
+    e, findings = _store(start, update)
+    assert e is not None
+    assert e.units / e.requests == pytest.approx((1 + 2 + 4 + 8) / 4)
+    assert e.ideal_units / e.requests == 1
+    assert any(f.code == "SM201" and f.line == 5 for f in findings)
+
+
+@pytest.mark.parametrize("update", ["*= 3", "+= s", "<<= s"])
+def test_other_updates_stay_unknown(update):
+    e, _ = _store(1, update)
+    assert e is None

@@ -1,8 +1,9 @@
 """`python -m corpus validate`: the analyzer's static estimates beside the H200's hardware counters.
 
-For every measured sample with counters, the analyzer lints the sample's own source with the
-launch it ran with (block, grid, dynamic shared memory, scalar arguments), and its per-kernel
-estimates are compared with what Nsight Compute counted:
+For every measured sample with counters (the corpus' kernels and the RL tasks' candidates,
+rl/tasks), the analyzer lints the sample's own source with the launch it ran with (block, grid,
+dynamic shared memory, scalar arguments), and its per-kernel estimates are compared with what
+Nsight Compute counted:
 
 - global loads and stores: sectors per request (requests weighted by the trip counts the
   analyzer infers) against l1tex__t_sectors / l1tex__t_requests;
@@ -318,6 +319,12 @@ def main(argv: list[str] | None = None) -> int:
     if ns.limit:
         counted = counted.head(ns.limit)
     samples = {s.sample_id: s for s in all_samples()}
+    try:    # the RL tasks' candidates are measured with counters too (rl/tasks: c and torch ports)
+        from rl.tasks import task_samples
+
+        samples.update((s.sample_id, s) for s in task_samples())
+    except ImportError:
+        pass
     rows: list[Row] = []
     failures: Counter = Counter()
     total = len(counted)

@@ -43,6 +43,7 @@ cdef class _Walker:
     cpdef for_statement(self, st)
     cpdef _carried(self, changed, var, line, iter_sym)
     cpdef _invariant_increment(self, nodes, changed)
+    cpdef _invariant_value(self, right, changed)
     cpdef _invariant_shift(self, nodes, changed)
     cpdef _pointer_increment(self, nodes)
     cpdef _step(self, update, var)

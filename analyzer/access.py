@@ -827,15 +827,24 @@ class _Walker:
         right = n.child_by_field_id(F_RIGHT)
         if op is None or right is None or self.text(op) not in ("+=", "-="):
             return None
-        if _names_any(right, changed):
-            return None     # `s += s`, `a += b` with b changed too: no invariant step
-        inc = self.expr_quiet(right)
-        if S.is_unknown(inc):
+        inc = self._invariant_value(right, changed)
+        if inc is None:
             return None
-        for s in S.symbols(inc):
+        return inc if self.text(op) == "+=" else S.binop("-", ("c", 0), inc)
+
+    def _invariant_value(self, right, changed) -> Expr | None:
+        """The value of a loop's step expression, or None where it may change in the loop: it
+        names a variable the loop assigns (`s += s`: that variable's value before the loop, a
+        constant maybe, says nothing) or its value is unknown or depends on one."""
+        if _names_any(right, changed):
+            return None
+        v = self.expr_quiet(right)
+        if S.is_unknown(v):
+            return None
+        for s in S.symbols(v):
             if s.split("@")[0] in changed:
                 return None
-        return inc if self.text(op) == "+=" else S.binop("-", ("c", 0), inc)
+        return v
 
     def _invariant_shift(self, nodes, changed) -> tuple[str, Expr] | None:
         """("<<", k) or (">>", k) for a variable that one `x <<= k` or `x >>= k` with a
@@ -850,14 +859,9 @@ class _Walker:
         o = self.text(op)
         if o not in ("<<=", ">>=", "*="):
             return None
-        if _names_any(right, changed):
+        k = self._invariant_value(right, changed)
+        if k is None:
             return None
-        k = self.expr_quiet(right)
-        if S.is_unknown(k):
-            return None
-        for s in S.symbols(k):
-            if s.split("@")[0] in changed:
-                return None
         if o == "*=":
             v = k[1] if k[0] == "c" else None
             if type(v) is not int or v < 1 or v & (v - 1):

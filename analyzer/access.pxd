@@ -23,6 +23,7 @@ cdef class _Walker:
     cdef public set scalar_params
 
     cpdef str text(self, node)
+    cpdef str written(self, node)
     cpdef _tuple(self, items)
     cpdef resolve(self, type_name)
     cpdef size_of(self, type_name)

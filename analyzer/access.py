@@ -430,6 +430,17 @@ class _Walker:
             return s[node.start_byte:node.end_byte]
         return self.p.text(node)
 
+    def written(self, node) -> str:
+        """A node's text as the file has it: a use of a macro the pre-pass expanded is quoted as
+        written (`out[IDX(x, y, n)]`), not as expanded."""
+        p = self.p
+        if not p.shifts:
+            return self.text(node)
+        start, end = p.original_offset(node.start_byte), p.original_offset(node.end_byte)
+        if end <= start:
+            return self.text(node)
+        return p.original[start:end].decode("utf-8", "replace")
+
     def _tuple(self, items: list) -> tuple:
         """tuple(items), one object for the same items (by identity): the accesses and branches
         of one block share their loops and guards, and the models' caches find them by identity
@@ -1447,7 +1458,7 @@ class _Walker:
         line, col = row + 1, column + 1
         address = self.bound(S.binop("+", ptr.offset, extra), ptr.base, line)
         acc = Access(ptr.base, ptr.space, kind, address, ptr.elem_size, ptr.elem_type, line, col,
-                     self.text(node)[:80], self._tuple(self.loops), self._tuple(self.guards), self.function_stack[-1])
+                     self.written(node)[:80], self._tuple(self.loops), self._tuple(self.guards), self.function_stack[-1])
         self.out.accesses.append(acc)
         node_id = f"access#{len(self.out.accesses) - 1}"
         # DefUseGraph.add_node(node_id, array=..., ...), inlined: the id is new (one per access)

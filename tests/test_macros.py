@@ -3,7 +3,7 @@
 An index macro (`#define IDX(r, c, ld) ((r) * (ld) + (c))`, common in hand-written and generated
 kernels) was a call of an unknown function: the index unknown, and the uncoalesced store of a
 naive transpose went unreported. Each expansion stays on its line; findings keep the columns of
-the text as written."""
+the text as written, and quote accesses as written."""
 from __future__ import annotations
 
 import pytest
@@ -36,6 +36,7 @@ def test_an_index_macro_is_analyzed_as_its_expansion():
     r = lint_source(MACROS, "k.cu")
     store = next(f for f in r.findings if f.code == "GM102")
     assert store.estimate["sectors_per_request"] == 32 and store.estimate["ideal_sectors_per_request"] == 4
+    assert "`out[IDX(x, y, n)]`" in store.message     # quoted as written, not as expanded
 
 
 def test_findings_keep_the_columns_as_written():

@@ -43,6 +43,7 @@ cdef class _Walker:
     cpdef with_assignments_opaque(self, body)
     cpdef for_statement(self, st)
     cpdef _carried(self, changed, var, line, iter_sym)
+    cpdef _constant_trips(self, var, init, cond, step, loop_sym, body)
     cpdef _invariant_increment(self, nodes, changed)
     cpdef _invariant_value(self, right, changed)
     cpdef _invariant_shift(self, nodes, changed)

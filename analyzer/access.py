@@ -12,6 +12,7 @@ barrier checks need) is reachability from threadIdx in that graph.
 from __future__ import annotations
 
 import operator
+import re
 from dataclasses import dataclass, field
 
 from . import symbolic as S
@@ -318,6 +319,10 @@ def _symbols_of(values) -> set:
     for v in values:
         out |= S.symbols(v)
     return out
+
+
+_EARLY_EXIT = re.compile(r"\b(?:break|return|goto)\b")
+_MAX_CONSTANT_TRIPS = 1 << 16     # a longer loop's count is not worth walking to
 
 
 def _names_any(node, names) -> bool:
@@ -785,15 +790,27 @@ class _Walker:
         if cond is not None:
             self.guards.pop()
         self.loops.pop()
-        for name in carried:
-            self.define(name, self.fresh(name, line, S.symbols(self.env.get(name, S.UNKNOWN)) | {iter_sym}), line)
+        trips = None
+        for _, closed in carried:
+            if closed is not None:
+                trips = self._constant_trips(var, init_value, cond, step, loop_sym, body)
+                break
+        for name, closed in carried:
+            if closed is not None and trips is not None:
+                # after a loop of a known count, the closed form at that count (`offset` after a
+                # scan's up-sweep: 1 << 8)
+                self.define(name, S.substitute(closed, {iter_sym: ("c", trips)}), line)
+            else:
+                self.define(name, self.fresh(name, line, S.symbols(self.env.get(name, S.UNKNOWN)) | {iter_sym}), line)
         if var is not None:
             if saved is not None:
                 self.env[var] = self.fresh(var, line, {loop_sym})
             else:
                 self.env.pop(var, None)
 
-    def _carried(self, changed: dict[str, list], var: str | None, line: int, iter_sym: str) -> list[str]:
+    def _carried(self, changed: dict[str, list], var: str | None, line: int, iter_sym: str) -> list[tuple]:
+        """The loop-carried variables (name, value at an iteration's start in terms of `iter_sym`,
+        or None where it has no closed form); their values in `env` for the walk of the body."""
         carried = []
         for name, nodes in changed.items():
             if name == var:
@@ -807,7 +824,6 @@ class _Walker:
                 continue
             if name not in self.env:
                 continue
-            carried.append(name)
             old = self.env[name]
             inc = self._invariant_increment(nodes, changed)
             shift = self._invariant_shift(nodes, changed) if inc is None else None
@@ -819,7 +835,9 @@ class _Walker:
                 self.env[name] = self.bound(value, name, line)
                 for s in S.symbols(self.env[name]):
                     self.g.add_edge(s, f"{name}@{line}")
+                carried.append((name, self.env[name]))
             else:
+                carried.append((name, None))
                 deps = set(S.symbols(old))
                 for n in nodes:
                     right = n.child_by_field_id(F_RIGHT)
@@ -827,6 +845,38 @@ class _Walker:
                         deps |= S.symbols(self.expr_quiet(right))
                 self.define(name, self.fresh(name, line, deps), line)
         return carried
+
+    def _constant_trips(self, var, init, cond, step, loop_sym, body) -> int | None:
+        """How many times a loop runs when its start, bound and step are constants (after folding
+        `#define`s and template arguments) and nothing in its body leaves it early, else None."""
+        if var is None or cond is None or step is None or body is None or init[0] != "c" or step[1][0] != "c":
+            return None
+        v, inc, op = init[1], step[1][1], step[0]
+        if type(v) is not int or type(inc) is not int or S.symbols(cond) != {loop_sym}:
+            return None
+        if _EARLY_EXIT.search(self.text(body)):
+            return None     # a break, return or goto: the count depends on the data
+        env: dict = {}
+        for n in range(_MAX_CONSTANT_TRIPS + 1):
+            env[loop_sym] = v
+            c = S.evaluate(cond, env)
+            if c is None:
+                return None
+            if not c:
+                return n
+            if op == "+=":
+                v += inc
+            elif op == "-=":
+                v -= inc
+            elif op == "*=":
+                v *= inc
+            elif op in ("<<=", ">>="):
+                v = S.shift_scalar(op == "<<=", v, inc)
+            else:
+                return None
+            if v is None or not -S.INT64_LIMIT <= v < S.INT64_LIMIT:
+                return None
+        return None
 
     def _invariant_increment(self, nodes, changed) -> Expr | None:
         if len(nodes) != 1:
@@ -928,7 +978,7 @@ class _Walker:
         if cond is not None:
             self.guards.pop()
         self.loops.pop()
-        for name in carried:
+        for name, _ in carried:
             self.define(name, self.fresh(name, line, S.symbols(self.env.get(name, S.UNKNOWN)) | {iter_sym}), line)
 
     # -- expressions

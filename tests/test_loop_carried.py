@@ -41,3 +41,34 @@ def test_strides_1_2_4_8_words_are_1_2_4_8_way(start, update):
 def test_other_updates_stay_unknown(update):
     e, _ = _store(1, update)
     assert e is None
+
+
+AFTER = """__global__ void k(float* out, int n) {{
+    __shared__ float buf[32 * 32];
+    int s = 1;
+    for (int it = 0; it < {bound}; ++it) {{
+        {body}
+        s <<= 1;
+    }}
+    buf[s * threadIdx.x] = 0.0f;
+    out[threadIdx.x] = buf[threadIdx.x];
+}}
+"""
+
+
+def _after(bound, body=""):
+    r = lint_source(AFTER.format(bound=bound, body=body), "k.cu", launches={"k": LaunchSpec((32, 1, 1), (1, 1, 1))})
+    ctx = r.contexts[0]
+    (e,) = [e for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.space == "shared" and a.kind == "store"]
+    return e
+
+
+def test_after_a_loop_of_a_known_count_the_value_is_known():
+    # s = 1 << 4 = 16 words apart: 16 lanes per bank pair up, a 16-way conflict
+    e = _after(4)
+    assert e is not None and e.units / e.requests == 16
+
+
+@pytest.mark.parametrize("bound, body", [("n", ""), (4, "if (out[it] > 0) break;")])
+def test_after_a_loop_of_an_unknown_count_the_value_is_unknown(bound, body):
+    assert _after(bound, body) is None

@@ -854,6 +854,8 @@ class _Walker:
         v, inc, op = init[1], step[1][1], step[0]
         if type(v) is not int or type(inc) is not int or S.symbols(cond) != {loop_sym}:
             return None
+        if op not in ("+=", "-=", "*=", "<<=", ">>="):
+            return None
         if _EARLY_EXIT.search(self.text(body)):
             return None     # a break, return or goto: the count depends on the data
         env: dict = {}
@@ -864,16 +866,7 @@ class _Walker:
                 return None
             if not c:
                 return n
-            if op == "+=":
-                v += inc
-            elif op == "-=":
-                v -= inc
-            elif op == "*=":
-                v *= inc
-            elif op in ("<<=", ">>="):
-                v = S.shift_scalar(op == "<<=", v, inc)
-            else:
-                return None
+            v = S._apply(op[:-1], v, inc)    # C's arithmetic on the scalars (a shift out of range: None)
             if v is None or not -S.INT64_LIMIT <= v < S.INT64_LIMIT:
                 return None
         return None

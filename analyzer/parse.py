@@ -386,7 +386,7 @@ def preprocess(src: bytes) -> Preprocessed:
         _blank(buf, m.start(), m.end())
     shifts: tuple[tuple[int, int], ...] = ()
     if b"define" in src:
-        buf, shifts = _expand_loop_macros(bytes(buf))
+        buf, shifts = _expand_macros(bytes(buf))
         if shifts and tables:
             tables = [(_shifted(shifts, a), _shifted(shifts, b)) for a, b in tables]
     if not buf.endswith(b"\n"):
@@ -492,7 +492,7 @@ def _substitute(body: bytes, params: list[bytes], args: list[bytes]) -> bytes:
     return pattern.sub(lambda m: table[m.group(0)], body)
 
 
-def _expand_loop_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
+def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
     """Expand the function-like macros defined in the file (`_function_macros`) at their uses.
 
     A statement header's invocation (`KERNEL_LOOP(i, n) { ... }`) is no C the grammar knows; an
@@ -506,7 +506,7 @@ def _expand_loop_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]
     macros = _function_macros(src)
     if not macros:
         return src, ()
-    pattern = re.compile(rb"\b(" + b"|".join(re.escape(n) for n in macros) + rb")[ \t]*\(")
+    pattern = _invocations(macros)
     out = bytearray()
     shifts = []
     pos = 0
@@ -531,6 +531,11 @@ def _expand_loop_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]
     return bytes(out), tuple(shifts)
 
 
+def _invocations(names) -> re.Pattern:
+    """A pattern of a use of one of these macros: the name and its opening parenthesis (group 1: the name)."""
+    return re.compile(rb"\b(" + b"|".join(re.escape(n) for n in names) + rb")[ \t]*\(")
+
+
 def _expansion(src: bytes, m: re.Match, macros: dict, active: tuple, depth: int) -> tuple[bytes, int] | None:
     """(the expansion of the invocation `m` matched in `src`, the offset past it), or None where it
     is not expanded (arguments over lines, a wrong argument count, nesting too deep)."""
@@ -544,9 +549,8 @@ def _expansion(src: bytes, m: re.Match, macros: dict, active: tuple, depth: int)
     text = _substitute(body, params, args)
     inner = {n: v for n, v in macros.items() if n not in active and not v[2]}
     if inner and any(n in text for n in inner):
-        pattern = re.compile(rb"\b(" + b"|".join(re.escape(n) for n in inner) + rb")[ \t]*\(")
         parts, at = [], 0
-        for m2 in pattern.finditer(text):
+        for m2 in _invocations(inner).finditer(text):
             if m2.start() < at:
                 continue
             got = _expansion(text, m2, inner, active + (m2.group(1),), depth + 1)

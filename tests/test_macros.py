@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from analyzer.lint import lint_source
-from analyzer.parse import _expand_loop_macros, _function_macros
+from analyzer.parse import _expand_macros, _function_macros
 
 MACROS = """#define IDX(r, c, ld) ((r) * (ld) + (c))
 __global__ void transpose(const float* in, float* out, int n) {
@@ -53,7 +53,7 @@ def test_findings_keep_the_columns_as_written():
 def test_arguments_are_substituted_at_once_and_nested_macros_expand():
     src = (b"#define IDX(r, c, ld) ((r) * (ld) + (c))\n#define AT(a, r, c) a[IDX(r, c, 32)]\n"
            b"x = AT(t, c, r) + IDX(c, r, n);\n")
-    text, shifts = _expand_loop_macros(src)
+    text, shifts = _expand_macros(src)
     assert text.splitlines()[2] == b"x = t[((c) * (32) + (r))] + ((c) * (n) + (r));"
     assert len(shifts) == 2 and text.count(b"\n") == src.count(b"\n")
 
@@ -73,12 +73,12 @@ def test_macros_that_are_no_expression_are_left_alone(define):
 def test_a_macro_defined_twice_differently_is_left_alone():
     src = b"#if A\n#define OFFSET(i) 0\n#else\n#define OFFSET(i) ((i) >> 5)\n#endif\ny = s[i + OFFSET(i)];\n"
     assert _function_macros(src) == {}
-    assert _expand_loop_macros(src) == (src, ())
+    assert _expand_macros(src) == (src, ())
 
 
 def test_an_invocation_over_lines_is_left_alone_and_lines_stay_exact():
     src = MACROS.replace("in[IDX(y, x, n)]", "in[IDX(y,\n        x, n)]")
-    text, _ = _expand_loop_macros(src.encode())
+    text, _ = _expand_macros(src.encode())
     assert b"IDX(y,\n" in text and text.count(b"\n") == src.count("\n")
     r = lint_source(src, "k.cu")
     assert [f.line for f in r.findings if f.code == "GM102"] == [5]

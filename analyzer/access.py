@@ -323,6 +323,21 @@ def _symbols_of(values) -> set:
 
 _EARLY_EXIT = re.compile(r"\b(?:break|return|goto)\b")
 _MAX_CONSTANT_TRIPS = 1 << 16     # a longer loop's count is not worth walking to
+_CONTINUE = re.compile(rb"\bcontinue\b")
+_LOOPS = frozenset(("for_statement", "while_statement", "do_statement", "for_range_loop"))
+# what may stand between a loop's body and an update that runs once in each of its iterations
+_ONCE = frozenset(("expression_statement", "compound_statement", "comma_expression", "parenthesized_expression"))
+
+
+def _once_per_iteration(node, body) -> bool:
+    """Whether `node` (an update inside a loop) runs exactly once when `body` runs once: nothing
+    between them but statements, blocks, parentheses and commas (no condition, no inner loop)."""
+    n = node.parent
+    while n is not None and n != body:
+        if _KINDS[n.kind_id] not in _ONCE:
+            return False
+        n = n.parent
+    return n is not None
 
 
 def _names_any(node, names) -> bool:
@@ -773,7 +788,7 @@ class _Walker:
         cond_node = st.child_by_field_id(F_CONDITION)
         # Loop-carried variables (`acc += x`, `p += stride`) get an opaque symbol inside the loop,
         # or, for a loop-invariant increment, value0 + iter * increment.
-        carried = self._carried(changed, var, line, iter_sym)
+        carried = self._carried(changed, var, line, iter_sym, body)
         cond = self.expr(cond_node) if cond_node is not None else None
         if var is not None and cond is not None:
             for s in S.symbols(cond):
@@ -808,25 +823,32 @@ class _Walker:
             else:
                 self.env.pop(var, None)
 
-    def _carried(self, changed: dict[str, list], var: str | None, line: int, iter_sym: str) -> list[tuple]:
+    def _carried(self, changed: dict[str, list], var: str | None, line: int, iter_sym: str, body) -> list[tuple]:
         """The loop-carried variables (name, value at an iteration's start in terms of `iter_sym`,
-        or None where it has no closed form); their values in `env` for the walk of the body."""
+        or None where it has no closed form); their values in `env` for the walk of the body.
+        A closed form needs the one update to run once in every iteration: a statement of the
+        loop's `body` itself, not under a condition or an inner loop, and no `continue` that
+        could skip it."""
         carried = []
+        skips = body is None or self._continues(body)
         for name, nodes in changed.items():
             if name == var:
                 continue
+            once = not skips and len(nodes) == 1 and _once_per_iteration(nodes[0], body)
             if name in self.ptrs:
-                inc = self._pointer_increment(nodes)
+                inc = self._pointer_increment(nodes) if once else None
                 ptr = self.ptrs[name]
                 if inc is not None:
                     offset = S.binop("+", ptr.offset, S.binop("*", ("s", iter_sym), S.binop("*", inc, ("c", ptr.elem_size))))
-                    self.ptrs[name] = _Ptr(ptr.base, offset, ptr.elem_type, ptr.elem_size, ptr.space, ptr.dims)
+                else:   # moved in the loop in a way the walk cannot follow: opaque inside it
+                    offset = self.fresh(name, line, S.symbols(ptr.offset) | {iter_sym})
+                self.ptrs[name] = _Ptr(ptr.base, offset, ptr.elem_type, ptr.elem_size, ptr.space, ptr.dims)
                 continue
             if name not in self.env:
                 continue
             old = self.env[name]
-            inc = self._invariant_increment(nodes, changed)
-            shift = self._invariant_shift(nodes, changed) if inc is None else None
+            inc = self._invariant_increment(nodes, changed) if once else None
+            shift = self._invariant_shift(nodes, changed) if inc is None and once else None
             if inc is not None or shift is not None:
                 if inc is not None:
                     value = S.binop("+", old, S.binop("*", ("s", iter_sym), inc))
@@ -845,6 +867,26 @@ class _Walker:
                         deps |= S.symbols(self.expr_quiet(right))
                 self.define(name, self.fresh(name, line, deps), line)
         return carried
+
+    def _continues(self, body) -> bool:
+        """Whether a `continue` in `body` belongs to this loop (not to a loop nested in it)."""
+        start = body.start_byte
+        src = self.p.source[start:body.end_byte]
+        if b"continue" not in src:
+            return False
+        for m in _CONTINUE.finditer(src):
+            n = body.descendant_for_byte_range(start + m.start(), start + m.end())
+            while n is not None and _KINDS[n.kind_id] == "continue":
+                n = n.parent     # the keyword's token: its statement
+            if n is None or _KINDS[n.kind_id] != "continue_statement":
+                continue    # the word in a comment or a string
+            while n is not None and _KINDS[n.kind_id] not in _LOOPS:
+                if n == body:
+                    return True     # no loop between it and this loop's body
+                n = n.parent
+            if n is None:
+                return True
+        return False
 
     def _constant_trips(self, var, init, cond, step, loop_sym, body) -> int | None:
         """How many times a loop runs when its start, bound and step are constants (after folding
@@ -960,7 +1002,7 @@ class _Walker:
         iter_sym = f"iter@{line}"
         self.g.add_node(iter_sym)
         changed = self.assigned_names(st)
-        carried = self._carried(changed, None, line, iter_sym)
+        carried = self._carried(changed, None, line, iter_sym, body)
         cond = self.expr(cond_node) if cond_node is not None else None
         loop = Loop(None, S.UNKNOWN, cond, None, line, "while" if _KINDS[st.kind_id] == "while_statement" else "do", iter_sym)
         self.loops.append(loop)

@@ -72,3 +72,46 @@ def test_after_a_loop_of_a_known_count_the_value_is_known():
 @pytest.mark.parametrize("bound, body", [("n", ""), (4, "if (out[it] > 0) break;")])
 def test_after_a_loop_of_an_unknown_count_the_value_is_unknown(bound, body):
     assert _after(bound, body) is None
+
+
+ONCE = """__global__ void k(float* out, const float* in, int n) {{
+    __shared__ float buf[32 * 256];
+    int s = 1;
+    const float* p = in;
+    for (int it = 0; it < 4; ++it) {{
+        {body}
+        buf[s * threadIdx.x] = p[threadIdx.x];
+    }}
+    out[threadIdx.x] = buf[threadIdx.x];
+}}
+"""
+
+
+def _once(body):
+    r = lint_source(ONCE.format(body=body), "k.cu", launches={"k": LaunchSpec((32, 1, 1), (1, 1, 1))})
+    ctx = r.contexts[0]
+    (store,) = [e for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.space == "shared" and a.kind == "store"]
+    (load,) = [e for a, e in zip(ctx.accesses.accesses, ctx.estimates)
+               if a.space == "global" and a.kind == "load" and a.line == 7]
+    return store, load
+
+
+@pytest.mark.parametrize("body", ["s <<= 1; p += 32;", "{ s <<= 1; } p += 32;", "(s <<= 1), p += 32;",
+                                  "for (int j = 0; j < 2; ++j) continue; s <<= 1; p += 32;",
+                                  "// continue\\n s <<= 1; p += 32;"])
+def test_an_update_in_every_iteration_has_a_closed_form(body):
+    store, load = _once(body)
+    assert store is not None and load is not None
+
+
+@pytest.mark.parametrize("body", [
+    "if (out[it] > 0) s <<= 1; if (out[it] > 0) p += 32;",       # not every iteration
+    "if (out[it] > 0) continue; s <<= 1; p += 32;",              # skipped by a continue
+    "for (int j = 0; j < 2; ++j) { s <<= 1; p += 32; }",          # twice an iteration
+    "out[it] > 0 ? (s <<= 1) : 0; out[it] > 0 ? (p += 32) : 0;",
+])
+def test_an_update_not_in_every_iteration_leaves_the_value_unknown(body):
+    # a closed form value0 << iteration (p + 32 * iteration) would be wrong here: the accesses that
+    # use it are unknown, not estimated from it
+    store, load = _once(body)
+    assert store is None and load is None

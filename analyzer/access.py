@@ -332,6 +332,8 @@ _ONCE = frozenset(("expression_statement", "compound_statement", "comma_expressi
 def _once_per_iteration(node, body) -> bool:
     """Whether `node` (an update inside a loop) runs exactly once when `body` runs once: nothing
     between them but statements, blocks, parentheses and commas (no condition, no inner loop)."""
+    if node == body:
+        return True
     n = node.parent
     while n is not None and n != body:
         if _KINDS[n.kind_id] not in _ONCE:
@@ -773,6 +775,11 @@ class _Walker:
         changed = self.assigned_names(body) if body is not None else {}
         if var is not None and var in changed:
             step = None  # the body moves the induction variable too: no closed form
+        if update is not None:
+            # the other variables the header's update moves (`++i, p += stride`): carried as well
+            for name, nodes in self.assigned_names(update).items():
+                if name != var:
+                    changed.setdefault(name, []).extend(nodes)
         loop_sym = f"{var}@{line}" if var else None
         iter_sym = f"iter@{line}"
         self.g.add_node(iter_sym)
@@ -788,7 +795,7 @@ class _Walker:
         cond_node = st.child_by_field_id(F_CONDITION)
         # Loop-carried variables (`acc += x`, `p += stride`) get an opaque symbol inside the loop,
         # or, for a loop-invariant increment, value0 + iter * increment.
-        carried = self._carried(changed, var, line, iter_sym, body)
+        carried = self._carried(changed, var, line, iter_sym, body, update)
         cond = self.expr(cond_node) if cond_node is not None else None
         if var is not None and cond is not None:
             for s in S.symbols(cond):
@@ -823,18 +830,25 @@ class _Walker:
             else:
                 self.env.pop(var, None)
 
-    def _carried(self, changed: dict[str, list], var: str | None, line: int, iter_sym: str, body) -> list[tuple]:
+    def _carried(self, changed: dict[str, list], var: str | None, line: int, iter_sym: str, body,
+                 update) -> list[tuple]:
         """The loop-carried variables (name, value at an iteration's start in terms of `iter_sym`,
         or None where it has no closed form); their values in `env` for the walk of the body.
         A closed form needs the one update to run once in every iteration: a statement of the
         loop's `body` itself, not under a condition or an inner loop, and no `continue` that
-        could skip it."""
+        could skip it; or a part of a for loop's `update` (which a `continue` does not skip)."""
         carried = []
         skips = body is None or self._continues(body)
         for name, nodes in changed.items():
             if name == var:
                 continue
-            once = not skips and len(nodes) == 1 and _once_per_iteration(nodes[0], body)
+            once = False
+            if len(nodes) == 1:
+                n = nodes[0]
+                if update is not None and update.start_byte <= n.start_byte and n.end_byte <= update.end_byte:
+                    once = _once_per_iteration(n, update)
+                else:
+                    once = not skips and _once_per_iteration(n, body)
             if name in self.ptrs:
                 inc = self._pointer_increment(nodes) if once else None
                 ptr = self.ptrs[name]
@@ -992,7 +1006,10 @@ class _Walker:
                     if l2 is not None and self.text(l2) == var and bop is not None and r2 is not None:
                         return (self.text(bop) + "=", self.expr_quiet(r2))
         if _KINDS[update.kind_id] == "comma_expression":
-            return None
+            # `++i, p += stride`: the step of the one part that moves var
+            nodes = self.assigned_names(update).get(var, ())
+            if len(nodes) == 1 and nodes[0] != update and _once_per_iteration(nodes[0], update):
+                return self._step(nodes[0], var)
         return None
 
     def while_statement(self, st) -> None:
@@ -1002,7 +1019,7 @@ class _Walker:
         iter_sym = f"iter@{line}"
         self.g.add_node(iter_sym)
         changed = self.assigned_names(st)
-        carried = self._carried(changed, None, line, iter_sym, body)
+        carried = self._carried(changed, None, line, iter_sym, body, None)
         cond = self.expr(cond_node) if cond_node is not None else None
         loop = Loop(None, S.UNKNOWN, cond, None, line, "while" if _KINDS[st.kind_id] == "while_statement" else "do", iter_sym)
         self.loops.append(loop)

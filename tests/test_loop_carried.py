@@ -115,3 +115,31 @@ def test_an_update_not_in_every_iteration_leaves_the_value_unknown(body):
     # use it are unknown, not estimated from it
     store, load = _once(body)
     assert store is None and load is None
+
+
+HEADER = """__global__ void k(float* out, const float* in, int n) {
+    const float* p = in + threadIdx.x;
+    float acc = 0.0f;
+    for (int it = 0; it < 4; ++it, p += 32 * n) {
+        acc += p[0];
+    }
+    int j = threadIdx.x;
+    for (int it = 0; it < 4; j += 7, it++) {
+        if (j > n) continue;    // the header's update still runs
+        acc += in[j * 32];
+    }
+    out[threadIdx.x] = acc;
+}
+"""
+
+
+def test_a_for_header_with_a_comma_steps_its_variable_and_carries_the_others():
+    # `++it, p += 32 * n`: the loop runs 4 times (it had no step: one iteration was modelled) and
+    # p moves with it (it was taken for loop-invariant); `j += 7, it++`: j strides 7 elements
+    r = lint_source(HEADER, "k.cu", launches={"k": LaunchSpec((32, 1, 1), (1, 1, 1), 0, {"n": 1024})})
+    ctx = r.contexts[0]
+    got = {a.line: e for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.kind == "load"}
+    assert got[5].requests == 4 and got[5].units == 16
+    assert "iter@4" in repr(ctx.accesses.accesses[0].address)
+    assert got[10].requests == 4 and got[10].units / got[10].requests == 32
+    assert "iter@8" in repr([a.address for a in ctx.accesses.accesses if a.line == 10])

@@ -780,6 +780,13 @@ class _Walker:
             for name, nodes in self.assigned_names(update).items():
                 if name != var:
                     changed.setdefault(name, []).extend(nodes)
+        self._loop(st, line, var, init_value, step, body, update, changed, "for")
+
+    def _loop(self, st, line: int, var: str | None, init_value: Expr, step, body, update, changed: dict,
+              kind: str) -> None:
+        """Walks a loop whose induction variable (None: none known), its value at the start,
+        step, body, for-header update and the variables it changes are known (for_statement;
+        while_statement for a `while` that steps and tests one variable)."""
         loop_sym = f"{var}@{line}" if var else None
         iter_sym = f"iter@{line}"
         self.g.add_node(iter_sym)
@@ -801,7 +808,7 @@ class _Walker:
             for s in S.symbols(cond):
                 if s != loop_sym:
                     self.g.add_edge(s, loop_sym)
-        loop = Loop(loop_sym, init_value, cond, step, line, "for", iter_sym)
+        loop = Loop(loop_sym, init_value, cond, step, line, kind, iter_sym)
         self.loops.append(loop)
         if cond is not None:
             self.guards.append(cond)
@@ -1016,9 +1023,19 @@ class _Walker:
         line = st.start_point[0] + 1
         body = st.child_by_field_id(F_BODY)
         cond_node = st.child_by_field_id(F_CONDITION)
+        changed = self.assigned_names(st)
+        if _KINDS[st.kind_id] == "while_statement" and body is not None and cond_node is not None:
+            counter = self._while_counter(cond_node, changed, body)
+            if counter is not None:
+                # `while (i < n) { ...; i += stride; }` is `for (; i < n; ) { ...; i += stride; }`
+                # with i its induction variable
+                var, step = counter
+                init_value = self.env[var]
+                del changed[var]
+                self._loop(st, line, var, init_value, step, body, None, changed, "while")
+                return
         iter_sym = f"iter@{line}"
         self.g.add_node(iter_sym)
-        changed = self.assigned_names(st)
         carried = self._carried(changed, None, line, iter_sym, body, None)
         cond = self.expr(cond_node) if cond_node is not None else None
         loop = Loop(None, S.UNKNOWN, cond, None, line, "while" if _KINDS[st.kind_id] == "while_statement" else "do", iter_sym)
@@ -1032,6 +1049,30 @@ class _Walker:
         self.loops.pop()
         for name, _ in carried:
             self.define(name, self.fresh(name, line, S.symbols(self.env.get(name, S.UNKNOWN)) | {iter_sym}), line)
+
+    def _while_counter(self, cond_node, changed: dict, body) -> tuple | None:
+        """(name, step) of the variable a while loop's condition compares (`i < n`, `i != end`...)
+        when the body changes it once in every iteration by a loop-invariant amount, else None."""
+        c = cond_node
+        while _KINDS[c.kind_id] in ("condition_clause", "parenthesized_expression"):
+            inner = code_children(c)
+            if len(inner) != 1:
+                return None
+            c = inner[0]
+        if _KINDS[c.kind_id] != "binary_expression":
+            return None
+        left, op = c.child_by_field_id(F_LEFT), c.child_by_field_id(F_OPERATOR)
+        if left is None or op is None or _KINDS[left.kind_id] != "identifier" or \
+                self.text(op) not in ("<", "<=", ">", ">=", "!="):
+            return None
+        var = self.text(left)
+        nodes = changed.get(var)
+        if not nodes or len(nodes) != 1 or var in self.ptrs or var not in self.env:
+            return None
+        if not _once_per_iteration(nodes[0], body) or self._continues(body):
+            return None
+        inc = self._invariant_increment(nodes, changed)
+        return None if inc is None else (var, ("+=", inc))
 
     # -- expressions
     def const_value(self, node):

@@ -143,3 +143,37 @@ def test_a_for_header_with_a_comma_steps_its_variable_and_carries_the_others():
     assert "iter@4" in repr(ctx.accesses.accesses[0].address)
     assert got[10].requests == 4 and got[10].units / got[10].requests == 32
     assert "iter@8" in repr([a.address for a in ctx.accesses.accesses if a.line == 10])
+
+
+WHILE = """__global__ void k(const float* x, float* y, int n) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    {loop}
+    y[i] = 0.0f;
+}}
+"""
+
+
+def _while(loop):
+    r = lint_source(WHILE.format(loop=loop), "k.cu", launches={"k": LaunchSpec((128, 1, 1), (4, 1, 1), 0, {"n": 4096})})
+    ctx = r.contexts[0]
+    return [(a.line, a.kind, e) for a, e in zip(ctx.accesses.accesses, ctx.estimates)]
+
+
+def test_a_while_loop_that_steps_and_tests_one_variable_is_a_counted_loop():
+    # a grid-stride while loop: 4096 elements over 512 threads, 8 iterations of 4 warps each
+    got = _while("while (i < n) { y[i] = x[i]; i += blockDim.x * gridDim.x; }")
+    inside = [e for line, _, e in got if line == 3]
+    assert len(inside) == 2 and all(e.requests == 32 and e.units == 128 for e in inside)
+    (after,) = [e for line, _, e in got if line == 4]
+    assert after is None     # i after the loop: unknown
+
+
+@pytest.mark.parametrize("loop", [
+    "while (i < n) { y[i] = x[i]; if (x[i] > 0) i += 512; else i += 1024; }",   # two updates
+    "while (i < n) { if (x[i] > 0) { i += 512; continue; } y[i] = x[i]; i += 512; }",
+    "while (i < n) { y[i] = x[i]; i += i; }",                                   # not invariant
+    "do { y[i] = x[i]; i += 512; } while (i < n);",                              # a do loop: not yet
+])
+def test_other_while_loops_keep_one_modelled_iteration(loop):
+    got = _while(loop)
+    assert all(e is None or e.requests == 4 for line, _, e in got if line == 3)

@@ -53,6 +53,7 @@ cdef class _Walker:
     cpdef _step(self, update, var)
     cpdef while_statement(self, st)
     cpdef _while_counter(self, cond_node, changed, body)
+    cpdef _compared(self, cond_node)
     cpdef const_value(self, node)
     cpdef expr_quiet(self, node)
     cpdef expr(self, node)

@@ -771,6 +771,12 @@ class _Walker:
                 self.expr(init)
         update = st.child_by_field_id(F_UPDATE)
         body = st.child_by_field_id(F_BODY)
+        cond_node = st.child_by_field_id(F_CONDITION)
+        if var is None and update is not None and cond_node is not None:
+            # `for (; i < n; i += stride)`: the variable the condition compares and the update steps
+            v = self._compared(cond_node)
+            if v is not None and v in self.env and v not in self.ptrs and self._step(update, v) is not None:
+                var, init_value = v, self.env[v]
         step = self._step(update, var) if update is not None else None
         changed = self.assigned_names(body) if body is not None else {}
         if var is not None and var in changed:
@@ -1053,6 +1059,17 @@ class _Walker:
     def _while_counter(self, cond_node, changed: dict, body) -> tuple | None:
         """(name, step) of the variable a while loop's condition compares (`i < n`, `i != end`...)
         when the body changes it once in every iteration by a loop-invariant amount, else None."""
+        var = self._compared(cond_node)
+        nodes = changed.get(var) if var is not None else None
+        if not nodes or len(nodes) != 1 or var in self.ptrs or var not in self.env:
+            return None
+        if not _once_per_iteration(nodes[0], body) or self._continues(body):
+            return None
+        inc = self._invariant_increment(nodes, changed)
+        return None if inc is None else (var, ("+=", inc))
+
+    def _compared(self, cond_node) -> str | None:
+        """The variable a loop condition compares (`i < n`, `(i != end)`), else None."""
         c = cond_node
         while _KINDS[c.kind_id] in ("condition_clause", "parenthesized_expression"):
             inner = code_children(c)
@@ -1065,14 +1082,7 @@ class _Walker:
         if left is None or op is None or _KINDS[left.kind_id] != "identifier" or \
                 self.text(op) not in ("<", "<=", ">", ">=", "!="):
             return None
-        var = self.text(left)
-        nodes = changed.get(var)
-        if not nodes or len(nodes) != 1 or var in self.ptrs or var not in self.env:
-            return None
-        if not _once_per_iteration(nodes[0], body) or self._continues(body):
-            return None
-        inc = self._invariant_increment(nodes, changed)
-        return None if inc is None else (var, ("+=", inc))
+        return self.text(left)
 
     # -- expressions
     def const_value(self, node):

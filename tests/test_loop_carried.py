@@ -177,3 +177,10 @@ def test_a_while_loop_that_steps_and_tests_one_variable_is_a_counted_loop():
 def test_other_while_loops_keep_one_modelled_iteration(loop):
     got = _while(loop)
     assert all(e is None or e.requests == 4 for line, _, e in got if line == 3)
+
+
+def test_a_for_loop_without_an_initializer_counts_on_the_variable_it_steps():
+    # `for (; i < n; i += stride)` with i set before it: 8 iterations of 4 warps, not one
+    got = _while("for (; i < n; i += blockDim.x * gridDim.x) y[i] = x[i];")
+    inside = [e for line, _, e in got if line == 3]
+    assert len(inside) == 2 and all(e.requests == 32 and e.units == 128 for e in inside)

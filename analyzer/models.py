@@ -11,6 +11,7 @@ are comparable with Nsight Compute's sectors/requests.
 from __future__ import annotations
 
 import math
+import operator
 from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping
@@ -322,41 +323,66 @@ def _trips(loop: Loop, env: Mapping, init, inc) -> float | None:
     """trip_count, given the loop's initial value and increment in `env` (already known)."""
     if loop.step is None or loop.cond is None or loop.var is None or loop.step[0] not in ("+=", "-="):
         return None
-    cond = loop.cond
-    if cond[0] != "b" or cond[1] not in ("<", "<=", ">", ">=", "!="):
-        return None
-    if cond[2] != ("s", loop.var):
-        return None
     if init is None or inc is None:
         return None
-    bound = S.evaluate(cond[3], env)
+    trips = _cond_trips(loop.cond, ("s", loop.var), env, init, inc, loop.step[0] == "+=")
+    return trips if trips is not None and math.isfinite(trips) else None
+
+
+_MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def _cond_trips(cond, var, env: Mapping, init, inc, plus: bool) -> float | None:
+    """How many iterations a condition on the loop variable `var` lets run (inf: it never stops
+    them), or None where it is not a comparison of var (`i < n`, `n > i`) or a conjunction of them."""
+    if cond[0] != "b":
+        return None
+    op = cond[1]
+    if op == "&&":
+        a = _cond_trips(cond[2], var, env, init, inc, plus)
+        b = _cond_trips(cond[3], var, env, init, inc, plus) if a is not None else None
+        return None if b is None else min(a, b)
+    if op not in _MIRROR:
+        return None
+    if cond[2] == var:
+        bound_expr = cond[3]
+    elif cond[3] == var:
+        op, bound_expr = _MIRROR[op], cond[2]      # `n > i` is `i < n`
+    else:
+        return None
+    bound = S.evaluate(bound_expr, env)
     if bound is None:
         return None
+    if op != "!=" and _plain(bound) and _plain(inc) and inc != 0 and ((inc > 0) == plus) != (op in ("<", "<=")) \
+            and (_plain(init) or isinstance(init, np.ndarray) and init.dtype.kind in "iu" and init.size):
+        # the variable moves away from the bound (`i >= 0` as i rises): the condition never ends the
+        # loop where it holds at the start (in a conjunction, the other part does)
+        holds = _COMPARE[op](init, bound)
+        return math.inf if (_any(holds, axis=None) if isinstance(holds, np.ndarray) else holds) else 0.0
     if isinstance(init, np.ndarray) and init.dtype.kind in "iu" and init.size and _plain(bound) and _plain(inc):
         # one trip count per thread, and their maximum wanted: the count falls as the start rises
         # (with a positive step; rises with a negative one) in every step of the float arithmetic
         # below, so the maximum is the count of the smallest (largest) start, computed alone
-        up = (inc if loop.step[0] == "+=" else -inc) > 0
+        up = (inc if plus else -inc) > 0
         init = init.min() if up else init.max()
     if _plain(init) and _plain(bound) and _plain(inc):
         # scalars (the common case): the same arithmetic in float64 without numpy's per-call cost
-        inc = inc * (1 if loop.step[0] == "+=" else -1)
+        inc = inc * (1 if plus else -1)
         if inc == 0:
             return None
         span = float(bound) - float(init)
-        if cond[1] in ("<=", ">="):
+        if op in ("<=", ">="):
             span = span + (1 if inc > 0 else -1)
         trips = span / inc
         return max(0.0, float(math.ceil(trips))) if math.isfinite(trips) else None
     if not (representable(init) and representable(bound) and representable(inc)):
         return None     # beyond int64 or not finite: no count we can use
-    inc = np.asarray(inc) * (1 if loop.step[0] == "+=" else -1)
+    inc = np.asarray(inc) * (1 if plus else -1)
     if np.any(inc == 0):
         return None
     span = np.asarray(bound, dtype=np.float64) - np.asarray(init, dtype=np.float64)
-    if cond[1] == "<=":
-        span = span + np.sign(inc)
-    elif cond[1] == ">=":
+    if op in ("<=", ">="):
         span = span + np.sign(inc)
     trips = np.maximum(0.0, np.ceil(span / inc))
     top = float(np.max(trips)) if S.ndim(trips) else float(trips)

@@ -234,6 +234,26 @@ def test_grid_stride_loop_trip_count_weights_requests():
     assert load.per_request == 4
 
 
+@pytest.mark.parametrize("cond", ["i < n", "n > i", "i <= n - 1", "n - 1 >= i", "i < n && i >= 0",
+                                  "i >= 0 && n > i", "i < n && i < 2 * n"])
+def test_grid_stride_trip_count_whichever_way_the_condition_is_written(cond):
+    # the bound on either side, or a conjunction whose other part never ends the loop (`i >= 0`
+    # as i rises) or ends it later: 256 iterations, as `i < n` (they were counted as 8 samples)
+    src = ("__global__ void k(const float* x, float* y, int n) { for (int i = blockIdx.x * blockDim.x + threadIdx.x; "
+           f"{cond}; i += blockDim.x * gridDim.x) y[i] = x[i]; }}")
+    launch = models.Launch(block=(256, 1, 1), grid=(16, 1, 1), args={"n": 1 << 20})
+    load = [e for a, e in estimates("k", launch, src) if a.kind == "load"][0]
+    assert load.requests == pytest.approx(256 * 8)
+
+
+def test_a_conjunction_ends_at_its_first_bound():
+    src = ("__global__ void k(const float* x, float* y, int n, int m) { for (int i = threadIdx.x; "
+           "i < n && i < m; i += blockDim.x) y[i] = x[i]; }")
+    launch = models.Launch(block=(256, 1, 1), grid=(1, 1, 1), args={"n": 1 << 20, "m": 64 * 256})
+    load = [e for a, e in estimates("k", launch, src) if a.kind == "load"][0]
+    assert load.requests == pytest.approx(64 * 8)
+
+
 def test_roofline():
     a = models.arch("sm_90")
     assert models.roofline_seconds(a, 4.3e12, 0) == pytest.approx(1.0)

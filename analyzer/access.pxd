@@ -54,6 +54,7 @@ cdef class _Walker:
     cpdef while_statement(self, st)
     cpdef _while_counter(self, cond_node, changed, body)
     cpdef _compared(self, cond_node)
+    cpdef _group(self, node)
     cpdef const_value(self, node)
     cpdef expr_quiet(self, node)
     cpdef expr(self, node)

@@ -329,6 +329,69 @@ _LOOPS = frozenset(("for_statement", "while_statement", "do_statement", "for_ran
 _ONCE = frozenset(("expression_statement", "compound_statement", "comma_expression", "parenthesized_expression"))
 
 
+# cooperative groups (cooperative_groups.h): what their sync() is, and their ranks and sizes
+_GROUP_BARRIER = {"block": "__syncthreads", "grid": "grid.sync", "tile": "__syncwarp"}
+_GROUP_TYPE = re.compile(r"(?:^|::|\s)(?:(thread_block|this_thread_block\(\))|(grid_group|this_grid\(\))|"
+                         r"(?:thread_block_tile|tiled_partition)\s*<\s*(\d+)\s*>(?:\(\))?)\s*$")
+
+
+def _group_of(type_text: str) -> tuple | None:
+    """("block", 0), ("grid", 0) or ("tile", n) for a cooperative group's type (`cg::thread_block`,
+    `thread_block_tile<32>`) or the call that makes one (`cg::this_grid()`), else None."""
+    if "block" not in type_text and "grid" not in type_text and "tile" not in type_text:
+        return None
+    m = _GROUP_TYPE.search(type_text.strip())
+    if m is None:
+        return None
+    if m.group(1):
+        return ("block", 0)
+    if m.group(2):
+        return ("grid", 0)
+    n = int(m.group(3))
+    return ("tile", n) if 0 < n <= 32 and not n & (n - 1) else None
+
+
+def _dim3_product(name: str) -> Expr:
+    return S.binop("*", S.binop("*", ("s", name + ".x"), ("s", name + ".y")), ("s", name + ".z"))
+
+
+def _linear(index: str, dims: str) -> Expr:
+    """x + y * dims.x + z * dims.x * dims.y: the linear rank of a 3-D index."""
+    dx, dy = ("s", dims + ".x"), ("s", dims + ".y")
+    return S.binop("+", S.binop("+", ("s", index + ".x"), S.binop("*", ("s", index + ".y"), dx)),
+                   S.binop("*", ("s", index + ".z"), S.binop("*", dx, dy)))
+
+
+def _group_value(group: tuple, method: str) -> Expr | None:
+    """A group method's value (`block.thread_rank()`, `tile.size()`...) as an expression, or None."""
+    kind, n = group
+    block_rank = _linear("threadIdx", "blockDim")
+    if kind == "block":
+        if method == "thread_rank":
+            return block_rank
+        if method in ("size", "num_threads"):
+            return _dim3_product("blockDim")
+    elif kind == "grid":
+        if method == "block_rank":
+            return _linear("blockIdx", "gridDim")
+        if method == "thread_rank":
+            return S.binop("+", S.binop("*", _linear("blockIdx", "gridDim"), _dim3_product("blockDim")), block_rank)
+        if method in ("size", "num_threads"):
+            return S.binop("*", _dim3_product("gridDim"), _dim3_product("blockDim"))
+        if method == "num_blocks":
+            return _dim3_product("gridDim")
+    else:
+        if method == "thread_rank":
+            return S.binop("%", block_rank, ("c", n))
+        if method == "meta_group_rank":
+            return S.binop("/", block_rank, ("c", n))
+        if method in ("size", "num_threads"):
+            return ("c", n)
+        if method == "meta_group_size":
+            return S.binop("/", _dim3_product("blockDim"), ("c", n))
+    return None
+
+
 def _once_per_iteration(node, body) -> bool:
     """Whether `node` (an update inside a loop) runs exactly once when `body` runs once: nothing
     between them but statements, blocks, parentheses and commas (no condition, no inner loop)."""
@@ -658,6 +721,10 @@ class _Walker:
             if ptr is not None:
                 self.ptrs[name] = ptr
                 continue
+            if base == "auto" and _KINDS[value_node.kind_id] == "call_expression":
+                fn = value_node.child_by_field_id(F_FUNCTION)
+                if fn is not None and _group_of(self.text(fn) + "()") is not None:
+                    self.types[name] = self.text(fn) + "()"     # `auto tile = cg::tiled_partition<32>(b)`
             self.define(name, self.expr(value_node), line)
 
     def if_statement(self, st) -> Expr | None:
@@ -1084,6 +1151,18 @@ class _Walker:
             return None
         return self.text(left)
 
+    def _group(self, node) -> tuple | None:
+        """The cooperative group a name or call denotes: ("block", 0) for `this_thread_block()`,
+        ("grid", 0) for `this_grid()`, ("tile", n) for `tiled_partition<n>(...)`, else None. A
+        name's group comes from its declared type, or for `auto` from its initializer."""
+        t = _KINDS[node.kind_id]
+        if t == "identifier":
+            return _group_of(self.types.get(self.text(node), ""))
+        if t == "call_expression":
+            fn = node.child_by_field_id(F_FUNCTION)
+            return _group_of(self.text(fn) + "()") if fn is not None else None
+        return None
+
     # -- expressions
     def const_value(self, node):
         e = self.expr_quiet(node)
@@ -1321,9 +1400,16 @@ class _Walker:
             method = fn.child_by_field_id(F_FIELD)
             mname = self.text(method) if method is not None else ""
             obj = fn.child_by_field_id(F_ARGUMENT)
+            group = self._group(obj) if obj is not None else None
             if mname in ("sync",):
-                self.barrier("__syncthreads" if "block" in self.text(obj or fn) or "grid" not in self.text(obj or fn) else "grid.sync", line, col)
+                self.barrier(_GROUP_BARRIER[group[0]] if group is not None else
+                             "__syncthreads" if "block" in self.text(obj or fn) or "grid" not in self.text(obj or fn)
+                             else "grid.sync", line, col)
                 return S.UNKNOWN
+            if group is not None and not args:
+                value = _group_value(group, mname)
+                if value is not None:
+                    return value
             if mname in ("thread_rank",):
                 for a in args:
                     self.expr(a)
@@ -1340,6 +1426,11 @@ class _Walker:
                 self.expr(a)
             self.barrier(name, line, col)
             return S.UNKNOWN
+        if name.endswith("::sync") and len(args) == 1:     # cg::sync(block)
+            group = self._group(args[0])
+            if group is not None:
+                self.barrier(_GROUP_BARRIER[group[0]], line, col)
+                return S.UNKNOWN
         if name in _ATOMICS and args:
             value = [self.expr(a) for a in args[1:]]
             ptr = self.pointer(args[0])

@@ -37,6 +37,7 @@ cdef class _Walker:
     cpdef block_rest(self, statements)
     cpdef statement(self, st)
     cpdef declaration(self, st)
+    cpdef bint _template_declaration(self, node) except -1
     cpdef if_statement(self, st)
     cpdef _ends_in_exit(self, node)
     cpdef assigned_names(self, node)

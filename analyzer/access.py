@@ -632,7 +632,8 @@ class _Walker:
             self.declaration(st)
         elif t == "expression_statement":
             for c in st.named_children:
-                self.expr(c)
+                if not self._template_declaration(c):
+                    self.expr(c)
         elif t == "if_statement":
             return self.if_statement(st)
         elif t == "for_statement":
@@ -662,6 +663,27 @@ class _Walker:
                 if _KINDS[c.kind_id].endswith("statement") or _KINDS[c.kind_id] in ("declaration", "compound_statement"):
                     self.statement(c)
         return None
+
+    def _template_declaration(self, node) -> bool:
+        """`ns::tile_t<32> t = make();` read by the grammar as `(ns::tile_t < 32) > (t = make())` (it
+        cannot know tile_t is a template): declares t with that type, as the code means. True
+        where it did."""
+        if _KINDS[node.kind_id] != "binary_expression":
+            return False
+        op, left, right = node.child_by_field_id(F_OPERATOR), node.child_by_field_id(F_LEFT), node.child_by_field_id(F_RIGHT)
+        if op is None or left is None or right is None or self.text(op) != ">" or \
+                _KINDS[left.kind_id] != "binary_expression" or _KINDS[right.kind_id] != "assignment_expression":
+            return False
+        lop, template, arg = left.child_by_field_id(F_OPERATOR), left.child_by_field_id(F_LEFT), left.child_by_field_id(F_RIGHT)
+        name, aop, value = right.child_by_field_id(F_LEFT), right.child_by_field_id(F_OPERATOR), right.child_by_field_id(F_RIGHT)
+        if lop is None or template is None or arg is None or self.text(lop) != "<" or \
+                _KINDS[template.kind_id] not in ("identifier", "qualified_identifier") or name is None or \
+                _KINDS[name.kind_id] != "identifier" or aop is None or self.text(aop) != "=" or value is None:
+            return False
+        var = self.text(name)
+        self.types[var] = f"{self.text(template)}<{self.text(arg)}>"
+        self.define(var, self.expr(value), node.start_point[0] + 1)
+        return True
 
     def declaration(self, st) -> None:
         tnode = st.child_by_field_id(F_TYPE)

@@ -63,3 +63,28 @@ def test_a_grid_stride_loop_over_this_grid_counts_its_iterations():
     for (int i = g.thread_rank(); i < n; i += g.size()) y[i] = x[i];""", block=(128, 1, 1), grid=(4, 1, 1))
     # 65536 elements over 512 threads: 128 iterations of 4 warps, 4 sectors each
     assert all(e.requests == 128 * 4 and e.units == 128 * 4 * 4 for _, e in got)
+
+
+def test_a_tile_declared_with_its_template_type_is_a_tile():
+    # the grammar reads this declaration as `(cg::thread_block_tile < 32) > (tile = ...)`: it cannot
+    # know that thread_block_tile is a template
+    body = """
+    extern __shared__ float sums[];
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+    if (tile.thread_rank() == 0) sums[tile.meta_group_rank()] = x[blockIdx.x];
+    block.sync();
+    if (tile.meta_group_rank() == 0) y[blockIdx.x * 32 + tile.thread_rank()] = sums[tile.thread_rank()];"""
+    from analyzer.parse import parser
+    src = (HEAD + "__global__ void k(const float* x, float* y, int n) {\n" + body + "\n}\n").encode()
+    stack, kinds = [parser().parse(src).root_node], []
+    while stack:
+        n = stack.pop()
+        if src[n.start_byte:n.end_byte].startswith(b"cg::thread_block_tile<32> tile") and n.type.endswith("statement"):
+            kinds.append(n.type)
+        stack.extend(n.children)
+    assert kinds == ["expression_statement"]      # the misreading this test is about
+    findings, got = _lint(body)
+    assert all(e is not None for _, e in got)
+    (store,) = [e for a, e in got if a.space == "shared" and a.kind == "store"]
+    assert store.requests == 8 and store.active_lanes == 1      # lane 0 of each of the 8 warps

@@ -392,6 +392,19 @@ def _group_value(group: tuple, method: str) -> Expr | None:
     return None
 
 
+# binary operators of lower precedence than C's relational ones (a misread comparison is re-joined below them)
+_BELOW_RELATIONAL = frozenset(("&&", "||", "==", "!=", "&", "|", "^"))
+_ASSOCIATIVE = frozenset(("&&", "||", "&", "|", "^"))
+
+
+def _left_join(op: str, a: Expr, b: Expr) -> Expr:
+    """a op b, with a chain of the same associative operator in b grouped from the left, as C
+    groups `a && b && c`: the shape the expression has where the grammar reads it right."""
+    if op in _ASSOCIATIVE and b[0] == "b" and b[1] == op:
+        return S.binop(op, _left_join(op, a, b[2]), b[3])
+    return S.binop(op, a, b)
+
+
 def _once_per_iteration(node, body) -> bool:
     """Whether `node` (an update inside a loop) runs exactly once when `body` runs once: nothing
     between them but statements, blocks, parentheses and commas (no condition, no inner loop)."""
@@ -1289,6 +1302,57 @@ class _Walker:
             self.expr(c)
         return S.UNKNOWN
 
+    def _misread_comparison(self, template, right) -> Expr | None:
+        """The value of `(i < n && j >= 0)`, which the grammar reads inside parentheses as the
+        assignment `i<n && j> = 0` to a template function (a C++ ambiguity), when `i` is a
+        variable: `n && j` between the angle brackets, `0` after `=`. C's precedence puts `i <` on
+        the leftmost and `>= 0` on the rightmost operand below && || == != & | ^. None where the
+        template is not a comparison read wrongly. A condition before it (`(a >= 0 && i < n && j >= 0)`)
+        comes as the assignment's left side `a >= 0 && i<n && j>`: the template is its rightmost operand."""
+        if _KINDS[template.kind_id] == "binary_expression":
+            op = self._op(template)
+            if op not in _BELOW_RELATIONAL:
+                return None
+            inner = self._misread_comparison(template.child_by_field_id(F_RIGHT), right)
+            return None if inner is None else _left_join(op, self.expr(template.child_by_field_id(F_LEFT)), inner)
+        if _KINDS[template.kind_id] != "template_function":
+            return None
+        name, args = template.child_by_field_id(F_NAME), template.child_by_field_id(F_ARGUMENTS)
+        if name is None or args is None or _KINDS[name.kind_id] != "identifier":
+            return None
+        var = self.text(name)
+        if var not in self.env and var not in self.consts and var not in self.types:
+            return None      # not a variable: a real template
+        if self.p.source[args.end_byte - 1:args.end_byte + 1] != b">=":
+            return None
+        parts = code_children(args)
+        if len(parts) != 1:
+            return None
+        return self._relink(parts[0], self.expr(name), right, True, True)
+
+    def _relink(self, node, left_value, right, first: bool, last: bool) -> Expr:
+        if _KINDS[node.kind_id] == "binary_expression":
+            op = self._op(node)
+            if op in _BELOW_RELATIONAL:
+                a = self._relink(node.child_by_field_id(F_LEFT), left_value, right, first, False)
+                b = self._relink(node.child_by_field_id(F_RIGHT), left_value, right, False, last)
+                return _left_join(op, a, b)
+        v = self.expr(node)
+        if first:
+            v = S.binop("<", left_value, v)
+        if last:
+            v = self._greater_equal(v, right)
+        return v
+
+    def _greater_equal(self, value, right) -> Expr:
+        """`value >= right`, where `right` is the rest of a misread comparison (`0 && j < m`)."""
+        if _KINDS[right.kind_id] == "binary_expression":
+            op = self._op(right)
+            if op in _BELOW_RELATIONAL:
+                return S.binop(op, self._greater_equal(value, right.child_by_field_id(F_LEFT)),
+                               self.expr(right.child_by_field_id(F_RIGHT)))
+        return S.binop(">=", value, self.expr(right))
+
     def _op(self, node) -> str:
         op = node.child_by_field_id(F_OPERATOR)
         return self.text(op) if op is not None else ""
@@ -1350,6 +1414,11 @@ class _Walker:
         right = node.child_by_field_id(F_RIGHT)
         op = self._op(node)
         line = node.start_point[0] + 1
+        if left is not None and right is not None and op == "=" and \
+                _KINDS[left.kind_id] in ("template_function", "binary_expression"):
+            value = self._misread_comparison(left, right)
+            if value is not None:
+                return value
         if left is not None and _KINDS[left.kind_id] == "identifier":
             name = self.text(left)
             if name in self.ptrs and self.ptrs[name].space != "local":

@@ -399,6 +399,20 @@ def iterations(loops: tuple[Loop, ...], env: dict, max_iters: int, budget: list[
     yield from PointCache()._points(loops, 0, env, max_iters, budget)
 
 
+def _spread(inner: list, weight: float, iterations: float) -> list[tuple[dict, float]]:
+    """The points of a loop level's samples, each sample's inner points weighted by `weight` (the
+    iterations a sample stands for; `iterations` in all). Samples the budget left without inner
+    points stand for none: the ones with points take over theirs (else a deep nest cut by the
+    budget counted a fraction of its iterations: a 5x5 convolution inside a channel loop, a quarter)."""
+    produced = 0
+    for pts in inner:
+        if pts:
+            produced += 1
+    if produced and produced < len(inner):
+        weight = iterations / produced
+    return [(env, w * weight) for pts in inner for env, w in pts]
+
+
 def _level(loop: Loop, env: dict, max_iters: int) -> tuple:
     """One loop level, without a budget: (env, None, None) for a loop without a closed form (its
     variable is bound to the initial value), else (None, samples, trips) with the environments
@@ -607,8 +621,8 @@ class PointCache:
         weight = trips / len(sampled) if trips and trips > len(sampled) else 1.0
         if depth + 1 == len(loops):
             return [(env2, 1.0 * weight) for env2 in sampled]
-        return [(inner_env, w * weight) for env2 in sampled
-                for inner_env, w in self._points(loops, depth + 1, env2, max_iters, budget)]
+        return _spread([self._points(loops, depth + 1, env2, max_iters, budget) for env2 in sampled], weight,
+                       trips if trips and trips > len(sampled) else len(sampled))
 
     def mask(self, guards, pts_key, pts: Points) -> np.ndarray:
         """stacked_mask, built guard by guard on the mask of the enclosing guards (nested ifs

@@ -246,8 +246,11 @@ def _plain_points(loops, depth, env, max_iters, budget):
     if not sampled:
         return []
     weight = trips / len(sampled) if trips and trips > len(sampled) else 1.0
-    return [(inner, w * weight) for env2 in sampled
-            for inner, w in _plain_points(loops, depth + 1, env2, max_iters, budget)]
+    inner = [_plain_points(loops, depth + 1, env2, max_iters, budget) for env2 in sampled]
+    produced = sum(1 for pts in inner if pts)
+    if produced and produced < len(sampled):   # samples the budget left without points: the others stand for them
+        weight = (trips if trips and trips > len(sampled) else len(sampled)) / produced
+    return [(e, w * weight) for pts in inner for e, w in pts]
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)

@@ -67,6 +67,10 @@ class Row:
     occ_achieved: float | None
     unknown_loads: bool
     unknown_stores: bool
+    gld_req_static: float | None = None   # global load / store requests of the whole launch
+    gld_req_measured: float | None = None
+    gst_req_static: float | None = None
+    gst_req_measured: float | None = None
     note: str = ""
 
 
@@ -137,7 +141,20 @@ def static_row(sample, rec) -> Row:
         occ_static, (num("theoretical_occupancy_pct") or 0) / 100 if num("theoretical_occupancy_pct") is not None else None,
         (num("achieved_occupancy_pct") or 0) / 100 if num("achieved_occupancy_pct") is not None else None,
         unknown_loads, unknown_stores,
+        _launch_requests(ctx, sample, "load"), num("gld_requests"),
+        _launch_requests(ctx, sample, "store"), num("gst_requests"),
     )
+
+
+def _launch_requests(ctx, sample, kind: str) -> float | None:
+    """Warp-level requests of a kernel's global loads (stores) over its whole launch: the estimates'
+    requests for the block the models simulate, times the blocks (what ncu's l1tex__t_requests
+    counts for op_ld / op_st; atomics are neither). None if one of them is not estimated."""
+    sel = [e for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.space == "global" and a.kind == kind]
+    if not sel or any(e is None for e in sel):
+        return None
+    gx, gy, gz = sample.grid
+    return sum(e.requests for e in sel) * gx * gy * gz
 
 
 def _store_only(ctx) -> float | None:
@@ -178,6 +195,13 @@ METRICS = [
            lambda r: r.shst_ways_static is not None and r.shst_ways_measured is not None),
     # ncu's shared "requests" (smsp__inst_executed_op_shared_*) count warp instructions whose lanes are all
     # predicated off, which make no wavefront; the analyzer counts only warps with an active lane.
+    # Requests count the analyzer's loop trip counts and lane masks directly (the sectors per request
+    # above weight them). Not a target: the compiler may merge neighbouring loads into one wider one
+    # or drop a repeated load, and every block is taken to do what the simulated one does.
+    Metric("global load requests per launch", "gld_req_static", "gld_req_measured",
+           lambda r: r.gld_req_static is not None and r.gld_req_measured is not None, target=False),
+    Metric("global store requests per launch", "gst_req_static", "gst_req_measured",
+           lambda r: r.gst_req_static is not None and r.gst_req_measured is not None, target=False),
     Metric("shared load wavefronts/request", "shld_static", "shld_measured",
            lambda r: r.shld_static is not None and r.shld_measured is not None, target=False),
     Metric("shared store wavefronts/request", "shst_static", "shst_measured",

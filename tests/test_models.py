@@ -254,6 +254,23 @@ def test_a_conjunction_ends_at_its_first_bound():
     assert load.requests == pytest.approx(64 * 8)
 
 
+def test_a_loop_nest_larger_than_the_sample_budget_counts_every_iteration():
+    # 16 channels x 5 x 5 taps = 400 iterations, more points than the budget of 64: the samples
+    # the budget reaches stand for the rest (it counted a quarter of them)
+    src = """__global__ void k(const float* x, float* y, int C, int W) {
+      int ox = blockIdx.x * 32 + threadIdx.x;
+      float acc = 0.0f;
+      for (int c = 0; c < C; ++c)
+        for (int ky = 0; ky < 5; ++ky)
+          for (int kx = 0; kx < 5; ++kx)
+            acc += x[(c * 8 + ky) * W + ox + kx];
+      y[ox] = acc;
+    }"""
+    launch = models.Launch(block=(64, 1, 1), grid=(8, 1, 1), args={"C": 16, "W": 4096})
+    load = [e for a, e in estimates("k", launch, src) if a.kind == "load"][0]
+    assert load.requests == pytest.approx(2 * 16 * 25)
+
+
 def test_roofline():
     a = models.arch("sm_90")
     assert models.roofline_seconds(a, 4.3e12, 0) == pytest.approx(1.0)

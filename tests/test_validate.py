@@ -49,3 +49,21 @@ def test_report_is_generated_from_rows(counted, samples):
     for m in METRICS:
         assert m.name in text
     assert "## Per family" in text and "## Worst disagreements" in text and "Do not edit by hand" in text
+
+
+def test_request_counts_match_the_counters_for_stencils_and_convolutions(counted, samples):
+    # the loads behind a ternary bounds check (stencil2d's shared tiles, conv2d) and a 5x5 filter
+    # nest inside a channel loop: replayed H200 counts of global load requests per launch
+    rows = counted[counted["family"].isin(["stencil2d", "conv2d"])]
+    checked = 0
+    for rec in rows.to_dict("records"):
+        sample = samples.get(rec["sample_id"])
+        if sample is None or "naive" not in sample.variant and "shared" not in sample.variant:
+            continue
+        r = static_row(sample, rec)
+        if r.gld_req_measured is None:
+            continue
+        assert _within(r.gld_req_static, r.gld_req_measured), (sample.family, sample.variant, sample.size,
+                                                               r.gld_req_static, r.gld_req_measured)
+        checked += 1
+    assert checked >= 20

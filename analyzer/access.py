@@ -883,8 +883,9 @@ class _Walker:
         changed = self.assigned_names(body) if body is not None else {}
         if var is not None and var in changed:
             step = None  # the body moves the induction variable too: no closed form
-        if update is not None:
+        if update is not None and (step is None or _KINDS[update.kind_id] == "comma_expression"):
             # the other variables the header's update moves (`++i, p += stride`): carried as well
+            # (an update that steps var alone, nearly every loop's, moves nothing else)
             for name, nodes in self.assigned_names(update).items():
                 if name != var:
                     changed.setdefault(name, []).extend(nodes)

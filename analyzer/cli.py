@@ -180,9 +180,10 @@ def _lint_file(job: FileJob) -> FileOutcome:
                               default_launch=job.default_launch)
             for f in sub.findings:
                 line, col = emb.to_python(f.line, f.col)
-                merged.findings.append(dataclasses.replace(f, line=line, col=col))
+                merged.findings.append(dataclasses.replace(f, line=line, col=col, message=emb.text_to_python(f.message)))
             for k in sub.kernels:
-                merged.kernels.append(dataclasses.replace(k, line=emb.to_python(k.line, 1)[0]))
+                merged.kernels.append(dataclasses.replace(k, line=emb.to_python(k.line, 1)[0],
+                                                          launch_source=emb.text_to_python(k.launch_source)))
             merged.notes.extend(sub.notes)
             merged.suppressed += sub.suppressed
         return FileOutcome(merged)

@@ -737,6 +737,8 @@ class _Builder:
         self.fields: dict[str, dict[str, tuple[int, str]]] = {}
         self.aliases: dict[str, str] = {}
         self.dim3_vars: dict[str, tuple[int, int, int]] = {}
+        # host code's local constants (`const int threads = 256;`), for the launch sites after them
+        self.launch_consts: dict[str, int | float] = {}
         self.ascii = src.decode("ascii") if src.isascii() else None   # as Program._ascii: see text
 
     def text(self, node) -> str:
@@ -789,7 +791,8 @@ class _Builder:
                                             "if_statement", "for_statement", "while_statement", "do_statement",
                                             "else_clause", "switch_statement", "case_statement", "field_declaration_list",
                                             "argument_list", "return_statement", "labeled_statement", "init_declarator",
-                                            "assignment_expression", "parenthesized_expression", "binary_expression"):
+                                            "assignment_expression", "parenthesized_expression", "binary_expression",
+                                            "lambda_expression", "comma_expression", "conditional_expression"):
                     stack.extend((c, tparams) for c in reversed(node.children))
         self.errors.sort(key=lambda e: (e.line, e.col))
         self.functions.sort(key=lambda f: f.line)
@@ -910,7 +913,7 @@ class _Builder:
                 name = decl.child_by_field_id(FIELD.declarator)
                 params = decl.child_by_field_id(FIELD.parameters)
                 if name is not None and params is not None:
-                    vals = [count(eval_constant(self.text(p), self.constants), 1, 1 << 31) for p in code_children(params)]
+                    vals = [count(eval_constant(self.text(p), self._launch_known()), 1, 1 << 31) for p in code_children(params)]
                     if vals and len(vals) <= 3 and None not in vals:
                         self.dim3_vars[self.text(name)] = tuple(vals) + (1,) * (3 - len(vals))
                 continue
@@ -926,6 +929,8 @@ class _Builder:
                         v = eval_constant(self.text(value), self.constants)
                         if v is not None:
                             self.constants[self.text(inner)] = v
+                    elif not file_scope and self.src.find(b"<<<", node.end_byte) >= 0:
+                        self._launch_constant(self.text(inner), value, "const" in quals or "constexpr" in quals)
                 decl = inner
             space = "shared" if "__shared__" in quals else "constant" if "__constant__" in quals else (
                 "device" if "__device__" in quals and file_scope else None)
@@ -933,6 +938,22 @@ class _Builder:
                 arr = self._array(decl, base, "extern" in quals, node.start_point[0] + 1, space)
                 if arr is not None and file_scope:
                     self.globals_.append(arr)
+
+    def _launch_constant(self, name: str, value, const: bool) -> None:
+        """A local of host code with a constant value (`const int threads = 256;`, or `int threads =
+        256;` that nothing assigns again), for the launches that use it (`k<<<blocks, threads>>>`)."""
+        v = eval_constant(self.text(value), self._launch_known())
+        if v is None:
+            self.launch_consts.pop(name, None)     # a later declaration of the name hides an earlier one
+            return
+        if not const and len(re.findall(rb"(?<![\w.>])" + re.escape(name.encode()) + rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)",
+                                         self.src)) != 1:
+            self.launch_consts.pop(name, None)     # assigned again somewhere: not a constant
+            return
+        self.launch_consts[name] = v
+
+    def _launch_known(self) -> dict:
+        return {**self.constants, **self.launch_consts} if self.launch_consts else self.constants
 
     def _qualifiers(self, node) -> set[str]:
         out = set()
@@ -1071,7 +1092,7 @@ class _Builder:
         block = self._dims(parts[1]) if len(parts) > 1 else None
         smem = 0
         if len(parts) > 2:
-            v = eval_constant(self.text(parts[2]), self.constants)
+            v = eval_constant(self.text(parts[2]), self._launch_known())
             smem = count(v)
         (l0, c0) = node.start_point
         self.launches.append(Launch(name.split("::")[-1], targs, grid, block, smem, l0 + 1, c0 + 1,
@@ -1086,7 +1107,7 @@ class _Builder:
                 return self._dims_from_args(node.child_by_field_id(FIELD.arguments))
         if node.type == "initializer_list":
             return self._dims_from_args(node)
-        v = eval_constant(self.text(node), self.constants)
+        v = eval_constant(self.text(node), self._launch_known())
         v = count(v, 1, 1 << 31)
         return (v, 1, 1) if v is not None else None
 
@@ -1095,7 +1116,7 @@ class _Builder:
             return None
         vals = []
         for a in code_children(args):
-            v = count(eval_constant(self.text(a), self.constants), 1, 1 << 31)
+            v = count(eval_constant(self.text(a), self._launch_known()), 1, 1 << 31)
             if v is None:
                 return None
             vals.append(v)

@@ -8,9 +8,11 @@ so findings can be reported at Python positions.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 _CUDA_KEYWORDS = {"cuda_sources": "load_inline", "code": "RawKernel/RawModule"}
+_LINE_REF = re.compile(r"\b(line|lines)\s+(\d+)\b")
 _CALLS = {"load_inline", "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel"}
 
 
@@ -27,6 +29,11 @@ class Embedded:
         if line == 1:
             return self.line, self.col + col - 1
         return self.line + line - 1, col
+
+    def text_to_python(self, text: str) -> str:
+        """A message's references to lines of the CUDA text (`the loop at line 24`, `the launch at
+        line 52`) as lines of the .py file."""
+        return _LINE_REF.sub(lambda m: f"{m.group(1)} {self.to_python(int(m.group(2)), 1)[0]}", text)
 
 
 def _string_start(src_lines: list[str], node: ast.Constant, segment: str) -> tuple[int, int, bool]:

@@ -370,3 +370,57 @@ __global__ void k(const float3* in, float3* out, const double4* d, double4* e) {
     doc = json.loads(out)
     assert code in (0, 1) and doc["errors"] == [] and err.strip() == ""
     assert [k["name"] for k in doc["files"][0]["kernels"]] == ["k"]
+
+
+KERNELBENCH_STYLE = r'''import torch
+from torch.utils.cpp_extension import load_inline
+
+cuda_src = r"""
+#include <torch/extension.h>
+
+template <typename scalar_t>
+__global__ void scale_kernel(const scalar_t* x, scalar_t* out, int64_t n) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        out[i] = x[i] * 2;
+}
+
+__global__ void block_sum(const float* x, float* out) {
+    __shared__ float buf[128];
+    buf[threadIdx.x] = x[blockIdx.x * 128 + threadIdx.x];
+    __syncthreads();
+    for (int s = 64; s > 0; s >>= 1) {
+        if (threadIdx.x < s) buf[threadIdx.x] += buf[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[blockIdx.x] = buf[0];
+}
+
+torch::Tensor forward(torch::Tensor x) {
+    auto out = torch::empty_like(x);
+    const int threads = 128;
+    const int blocks = (x.numel() + threads - 1) / threads;
+    AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "scale", ([&] {
+        scale_kernel<scalar_t><<<blocks, threads>>>(x.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), x.numel());
+    }));
+    return out;
+}
+"""
+mod = load_inline(name="m", cpp_sources="torch::Tensor forward(torch::Tensor x);", cuda_sources=cuda_src,
+                  functions=["forward"])
+'''
+
+
+def test_python_solution_reports_python_lines_and_launches_inside_dispatch_lambdas(tmp_path, capsys):
+    # the launch sits in an AT_DISPATCH lambda and takes its block from `const int threads = 128;`;
+    # lines named inside messages are lines of the .py file, as the findings' own positions are
+    path = tmp_path / "solution.py"
+    path.write_text(KERNELBENCH_STYLE)
+    lines = KERNELBENCH_STYLE.splitlines()
+    launch_line = next(i for i, l in enumerate(lines, 1) if "scale_kernel<scalar_t><<<" in l)
+    loop_line = next(i for i, l in enumerate(lines, 1) if "for (int s = 64" in l)
+    code, out, _ = run(["lint", "--isolated", "--show-estimates", str(path)], capsys)
+    assert code == 1
+    (summary,) = [l for l in out.splitlines() if "kernel scale_kernel" in l]
+    assert f"block 128x1x1 (the launch at line {launch_line})" in summary
+    (dv,) = [l for l in out.splitlines() if " DV401 " in l]
+    assert f"inside the loop at line {loop_line}" in dv and int(dv.split(":")[1]) == loop_line + 1

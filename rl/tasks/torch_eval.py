@@ -252,8 +252,10 @@ def _lint(path: Path, units: list[CudaUnit], launches: list[BoundLaunch], pos: d
             if l.unit == u.index and l.resolved and base not in specs:
                 specs[base] = LaunchSpec(l.block, l.grid, l.smem if l.smem is not None else None, dict(l.args))
         res = lint_source(u.source, str(path), launches=specs)
+        emb = pos.get(u.index)
         for f in res.findings:
-            findings.append(f"{_where(path, pos, u.index, f.line, f.col)}: {f.code} {f.message}")
+            message = emb.text_to_python(f.message) if emb is not None else f.message
+            findings.append(f"{_where(path, pos, u.index, f.line, f.col)}: {f.code} {message}")
         notes.extend(res.notes)
     return findings, notes
 

@@ -399,17 +399,14 @@ def iterations(loops: tuple[Loop, ...], env: dict, max_iters: int, budget: list[
     yield from PointCache()._points(loops, 0, env, max_iters, budget)
 
 
-def _spread(inner: list, weight: float, iterations: float) -> list[tuple[dict, float]]:
+def _spread(inner: list, weight: float, iterations: float, starved: int) -> list[tuple[dict, float]]:
     """The points of a loop level's samples, each sample's inner points weighted by `weight` (the
-    iterations a sample stands for; `iterations` in all). Samples the budget left without inner
-    points stand for none: the ones with points take over theirs (else a deep nest cut by the
-    budget counted a fraction of its iterations: a 5x5 convolution inside a channel loop, a quarter)."""
-    produced = 0
-    for pts in inner:
-        if pts:
-            produced += 1
-    if produced and produced < len(inner):
-        weight = iterations / produced
+    iterations a sample stands for; `iterations` in all). The `starved` samples the budget left
+    without inner points stand for none: the others take over theirs (else a deep nest cut by the
+    budget counted a fraction of its iterations: a 5x5 convolution inside a channel loop, a quarter).
+    A sample whose inner loops do not run (`for (j = 0; j < i; ...)` at i = 0) still stands for its share."""
+    if starved and starved < len(inner):
+        weight = iterations / (len(inner) - starved)
     return [(env, w * weight) for pts in inner for env, w in pts]
 
 
@@ -621,8 +618,13 @@ class PointCache:
         weight = trips / len(sampled) if trips and trips > len(sampled) else 1.0
         if depth + 1 == len(loops):
             return [(env2, 1.0 * weight) for env2 in sampled]
-        return _spread([self._points(loops, depth + 1, env2, max_iters, budget) for env2 in sampled], weight,
-                       trips if trips and trips > len(sampled) else len(sampled))
+        inner, starved = [], 0
+        for env2 in sampled:
+            pts = self._points(loops, depth + 1, env2, max_iters, budget)
+            if not pts and budget[0] <= 0:
+                starved += 1        # left without points by the budget, not by its own trip counts
+            inner.append(pts)
+        return _spread(inner, weight, trips if trips and trips > len(sampled) else len(sampled), starved)
 
     def mask(self, guards, pts_key, pts: Points) -> np.ndarray:
         """stacked_mask, built guard by guard on the mask of the enclosing guards (nested ifs

@@ -246,10 +246,13 @@ def _plain_points(loops, depth, env, max_iters, budget):
     if not sampled:
         return []
     weight = trips / len(sampled) if trips and trips > len(sampled) else 1.0
-    inner = [_plain_points(loops, depth + 1, env2, max_iters, budget) for env2 in sampled]
-    produced = sum(1 for pts in inner if pts)
-    if produced and produced < len(sampled):   # samples the budget left without points: the others stand for them
-        weight = (trips if trips and trips > len(sampled) else len(sampled)) / produced
+    inner, starved = [], 0
+    for env2 in sampled:
+        pts = _plain_points(loops, depth + 1, env2, max_iters, budget)
+        starved += not pts and budget[0] <= 0
+        inner.append(pts)
+    if starved and starved < len(sampled):   # samples the budget left without points: the others stand for them
+        weight = (trips if trips and trips > len(sampled) else len(sampled)) / (len(sampled) - starved)
     return [(e, w * weight) for pts in inner for e, w in pts]
 
 

@@ -410,6 +410,58 @@ def _spread(inner: list, weight: float, iterations: float, starved: int) -> list
     return [(env, w * weight) for pts in inner for env, w in pts]
 
 
+def _inner_work_factor(loops, depth: int, env: dict, sampled: list, trips: float) -> float:
+    """How much more inner-loop work an average iteration of loops[depth] does than its sampled
+    first ones, where the inner loops' trip counts depend on its variable (a triangular nest:
+    `for (i = 0; i < n; ++i) for (k = 0; k < i; ++k)`, whose first iterations run almost no inner
+    iterations): the product of the inner trip counts at 8 iterations spread over the whole loop,
+    over that product at the sampled ones. 1 where the inner counts do not depend on it or are
+    not all known."""
+    loop = loops[depth]
+    var = loop.var
+    inner = loops[depth + 1:]
+    if var is None or loop.step is None or loop.step[0] not in ("+=", "-="):
+        return 1.0
+    for lp in inner:
+        if var in _loop_symbols(lp):
+            break
+    else:
+        return 1.0
+    init, inc = S.evaluate(loop.init, env), S.evaluate(loop.step[1], env)
+    if init is None or inc is None:
+        return 1.0
+    sampled_work = [_inner_work(inner, e) for e in sampled]
+    spread_work = []
+    for j in range(8):
+        k = int((j + 0.5) * trips / 8)
+        e = dict(env)
+        e[var] = init + k * inc if loop.step[0] == "+=" else init - k * inc
+        e[loop.iter_symbol] = k
+        spread_work.append(_inner_work(inner, e))
+    if None in sampled_work or None in spread_work:
+        return 1.0
+    mean_sampled = sum(sampled_work) / len(sampled_work)
+    return sum(spread_work) / 8 / mean_sampled if mean_sampled > 0 else 1.0
+
+
+def _inner_work(inner, env: dict) -> float | None:
+    """The product of the trip counts of nested loops in `env`, each inner one at its outer
+    loops' first iterations; None where one is not known."""
+    env = dict(env)
+    total = 1.0
+    for lp in inner:
+        if lp.var is None or lp.step is None:
+            return None
+        init, inc = S.evaluate(lp.init, env), S.evaluate(lp.step[1], env)
+        t = _trips(lp, env, init, inc) if init is not None and inc is not None else None
+        if t is None:
+            return None
+        total *= t
+        env[lp.var] = init
+        env[lp.iter_symbol] = 0
+    return total
+
+
 def _level(loop: Loop, env: dict, max_iters: int) -> tuple:
     """One loop level, without a budget: (env, None, None) for a loop without a closed form (its
     variable is bound to the initial value), else (None, samples, trips) with the environments
@@ -624,7 +676,11 @@ class PointCache:
             if not pts and budget[0] <= 0:
                 starved += 1        # left without points by the budget, not by its own trip counts
             inner.append(pts)
-        return _spread(inner, weight, trips if trips and trips > len(sampled) else len(sampled), starved)
+        iterations = trips if trips and trips > len(sampled) else len(sampled)
+        if trips and trips > len(sampled):
+            factor = _inner_work_factor(loops, depth, env, sampled, trips)
+            weight, iterations = weight * factor, iterations * factor
+        return _spread(inner, weight, iterations, starved)
 
     def mask(self, guards, pts_key, pts: Points) -> np.ndarray:
         """stacked_mask, built guard by guard on the mask of the enclosing guards (nested ifs

@@ -271,6 +271,21 @@ def test_a_loop_nest_larger_than_the_sample_budget_counts_every_iteration():
     assert load.requests == pytest.approx(2 * 16 * 25)
 
 
+def test_a_triangular_nest_counts_the_inner_work_of_every_row():
+    # row i reads i elements: 0 + 1 + ... + 511 = 130,816 iterations of one warp. The first 8
+    # samples of i (0..7) run 28 of them; the samples stand for what an average row does
+    src = """__global__ void k(const float* l, float* b, int n) {
+      float acc = 0.0f;
+      for (int i = 0; i < n; ++i)
+        for (int k = 0; k < i; ++k)
+          acc += l[i * n + k] * b[k * 32 + threadIdx.x];
+      b[threadIdx.x] = acc;
+    }"""
+    launch = models.Launch(block=(32, 1, 1), grid=(1, 1, 1), args={"n": 512})
+    loads = [e for a, e in estimates("k", launch, src) if a.kind == "load"]
+    assert all(e.requests == pytest.approx(512 * 511 / 2, rel=0.02) for e in loads)
+
+
 def test_roofline():
     a = models.arch("sm_90")
     assert models.roofline_seconds(a, 4.3e12, 0) == pytest.approx(1.0)

@@ -251,8 +251,12 @@ def _plain_points(loops, depth, env, max_iters, budget):
         pts = _plain_points(loops, depth + 1, env2, max_iters, budget)
         starved += not pts and budget[0] <= 0
         inner.append(pts)
+    iterations = trips if trips and trips > len(sampled) else len(sampled)
+    if trips and trips > len(sampled):      # inner work that depends on this loop's variable
+        factor = models._inner_work_factor(loops, depth, env, sampled, trips)
+        weight, iterations = weight * factor, iterations * factor
     if starved and starved < len(sampled):   # samples the budget left without points: the others stand for them
-        weight = (trips if trips and trips > len(sampled) else len(sampled)) / (len(sampled) - starved)
+        weight = iterations / (len(sampled) - starved)
     return [(e, w * weight) for pts in inner for e, w in pts]
 
 

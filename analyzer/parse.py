@@ -13,6 +13,7 @@ import bisect
 import keyword
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -622,7 +623,10 @@ def _parse_constant(text: str):
     """The Python AST of a C constant expression (casts dropped), or None; only read, never changed."""
     text = re.sub(r"\(\s*(?:unsigned\s+)?(?:int|long|size_t|float|double|unsigned)\s*\)", "", text)
     try:
-        return ast.parse(text, mode="eval")
+        with warnings.catch_warnings():
+            # text like `1if` (code under edit) makes Python warn on stderr, "invalid decimal literal"
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.parse(text, mode="eval")
     except SyntaxError:
         return None
 

@@ -184,3 +184,18 @@ KERNEL void k2(float* y) { y[threadIdx.x] = 1; }
     program = parse(src)
     assert program.shifts
     assert {f.name: f.kind for f in program.functions} == {"k1": "global", "k2": "global"}
+
+
+def test_constant_text_of_code_under_edit_prints_no_python_warning():
+    # `1if` in a half-typed #define made ast.parse print "SyntaxWarning: invalid decimal literal"
+    # on the linter's stderr
+    import warnings
+
+    from analyzer.parse import _parse_constant, eval_constant
+
+    _parse_constant.cache_clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert eval_constant("1if 2", {}) is None and eval_constant("2and 3", {}) is None
+        parse(b"#define N 1if\n__global__ void k(float* x) { x[threadIdx.x * N] = 0; }\n")
+    assert not [w for w in caught if issubclass(w.category, SyntaxWarning)]

@@ -1000,12 +1000,11 @@ class _Walker:
 
     def _continues(self, body) -> bool:
         """Whether a `continue` in `body` belongs to this loop (not to a loop nested in it)."""
-        start = body.start_byte
-        src = self.p.source[start:body.end_byte]
-        if b"continue" not in src:
+        source, start, end = self.p.source, body.start_byte, body.end_byte
+        if source.find(b"continue", start, end) < 0:     # no copy of the body: most loops have none
             return False
-        for m in _CONTINUE.finditer(src):
-            n = body.descendant_for_byte_range(start + m.start(), start + m.end())
+        for m in _CONTINUE.finditer(source, start, end):
+            n = body.descendant_for_byte_range(m.start(), m.end())
             while n is not None and _KINDS[n.kind_id] == "continue":
                 n = n.parent     # the keyword's token: its statement
             if n is None or _KINDS[n.kind_id] != "continue_statement":

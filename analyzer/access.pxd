@@ -43,7 +43,7 @@ cdef class _Walker:
     cpdef assigned_names(self, node)
     cpdef with_assignments_opaque(self, body)
     cpdef for_statement(self, st)
-    cpdef _loop(self, st, line, var, init_value, step, body, update, changed, kind)
+    cpdef _loop(self, cond_node, line, var, init_value, step, body, update, changed, kind)
     cpdef _carried(self, changed, var, line, iter_sym, body, update)
     cpdef _continues(self, body)
     cpdef _constant_trips(self, var, init, cond, step, loop_sym, body)

@@ -889,13 +889,13 @@ class _Walker:
             for name, nodes in self.assigned_names(update).items():
                 if name != var:
                     changed.setdefault(name, []).extend(nodes)
-        self._loop(st, line, var, init_value, step, body, update, changed, "for")
+        self._loop(cond_node, line, var, init_value, step, body, update, changed, "for")
 
-    def _loop(self, st, line: int, var: str | None, init_value: Expr, step, body, update, changed: dict,
+    def _loop(self, cond_node, line: int, var: str | None, init_value: Expr, step, body, update, changed: dict,
               kind: str) -> None:
-        """Walks a loop whose induction variable (None: none known), its value at the start,
-        step, body, for-header update and the variables it changes are known (for_statement;
-        while_statement for a `while` that steps and tests one variable)."""
+        """Walks a loop given its condition, induction variable (None: none known), its value at the
+        start, step, body, for-header update and the variables it changes (for_statement,
+        while_statement)."""
         loop_sym = f"{var}@{line}" if var else None
         iter_sym = f"iter@{line}"
         self.g.add_node(iter_sym)
@@ -908,7 +908,6 @@ class _Walker:
         saved = self.env.get(var) if var else None
         if var is not None:
             self.env[var] = ("s", loop_sym)
-        cond_node = st.child_by_field_id(F_CONDITION)
         # Loop-carried variables (`acc += x`, `p += stride`) get an opaque symbol inside the loop,
         # or, for a loop-invariant increment, value0 + iter * increment.
         carried = self._carried(changed, var, line, iter_sym, body, update)
@@ -954,7 +953,7 @@ class _Walker:
         loop's `body` itself, not under a condition or an inner loop, and no `continue` that
         could skip it; or a part of a for loop's `update` (which a `continue` does not skip)."""
         carried = []
-        skips = body is None or self._continues(body)
+        skips = None    # whether a `continue` may skip the body's updates: looked up when one is asked about
         for name, nodes in changed.items():
             if name == var:
                 continue
@@ -964,6 +963,8 @@ class _Walker:
                 if update is not None and update.start_byte <= n.start_byte and n.end_byte <= update.end_byte:
                     once = _once_per_iteration(n, update)
                 else:
+                    if skips is None:
+                        skips = body is None or self._continues(body)
                     once = not skips and _once_per_iteration(n, body)
             if name in self.ptrs:
                 inc = self._pointer_increment(nodes) if once else None
@@ -1140,23 +1141,10 @@ class _Walker:
                 var, step = counter
                 init_value = self.env[var]
                 del changed[var]
-                self._loop(st, line, var, init_value, step, body, None, changed, "while")
+                self._loop(cond_node, line, var, init_value, step, body, None, changed, "while")
                 return
-        iter_sym = f"iter@{line}"
-        self.g.add_node(iter_sym)
-        carried = self._carried(changed, None, line, iter_sym, body, None)
-        cond = self.expr(cond_node) if cond_node is not None else None
-        loop = Loop(None, S.UNKNOWN, cond, None, line, "while" if _KINDS[st.kind_id] == "while_statement" else "do", iter_sym)
-        self.loops.append(loop)
-        if cond is not None:
-            self.guards.append(cond)
-        if body is not None:
-            self.statement(body)
-        if cond is not None:
-            self.guards.pop()
-        self.loops.pop()
-        for name, _ in carried:
-            self.define(name, self.fresh(name, line, S.symbols(self.env.get(name, S.UNKNOWN)) | {iter_sym}), line)
+        kind = "while" if _KINDS[st.kind_id] == "while_statement" else "do"
+        self._loop(cond_node, line, None, S.UNKNOWN, None, body, None, changed, kind)
 
     def _while_counter(self, cond_node, changed: dict, body) -> tuple | None:
         """(name, step) of the variable a while loop's condition compares (`i < n`, `i != end`...)

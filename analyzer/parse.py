@@ -757,6 +757,10 @@ class _Builder:
         stack = [(root, {})]
         while stack:
             node, tparams = stack.pop()
+            if tparams is None:
+                # a function body's walk ended: its local constants and dim3s go out of scope
+                self.launch_consts, self.dim3_vars = node
+                continue
             t = node.type
             if t == "ERROR" or node.is_missing:
                 self._error(node)
@@ -776,6 +780,7 @@ class _Builder:
                 # skip bodies without `<<<` rather than walk every node of every kernel.
                 body = node.child_by_field_id(FIELD.body)
                 if body is not None and b"<<<" in self.src[body.start_byte:body.end_byte]:
+                    stack.append(((dict(self.launch_consts), dict(self.dim3_vars)), None))
                     stack.append((body, {}))
             elif t == "declaration":
                 self._declaration(node, file_scope=node.parent is not None and node.parent.type in (

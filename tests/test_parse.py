@@ -46,6 +46,25 @@ def test_model_of_a_file():
     assert not p.errors  # a final preprocessor line without newline must not break the tree
 
 
+def test_host_locals_for_launches_stay_in_their_function():
+    # `threads` and `block` of one host function are not the other's: the second launch's sizes
+    # come from its own parameters, unknown here
+    src = b"""__global__ void k(float* y) { y[threadIdx.x] = 0; }
+void first(float* y) {
+  const int threads = 128;
+  dim3 block(16, 8);
+  k<<<4, threads>>>(y);
+  k<<<4, block>>>(y);
+}
+void second(float* y, int threads, dim3 block) {
+  k<<<4, threads>>>(y);
+  k<<<4, block>>>(y);
+}
+"""
+    p = parse(src)
+    assert [l.block for l in p.launches] == [(128, 1, 1), (16, 8, 1), None, None]
+
+
 def test_partial_parse_keeps_what_parsed():
     src = b"""__global__ void good(float* y) { y[threadIdx.x] = 1.0f; }
     int broken( {

@@ -1316,20 +1316,38 @@ class _Walker:
         parts = code_children(args)
         if len(parts) != 1:
             return None
-        return self._relink(parts[0], self.expr(name), right, True, True)
+        return self._relink(parts[0], self.expr(name), right, True, True, False)
 
-    def _relink(self, node, left_value, right, first: bool, last: bool) -> Expr:
+    def _misread_shift(self, template, right) -> Expr | None:
+        """The value of `i < n && j >> 1`, which the grammar reads as the comparison `i<n && j> > 1`
+        of a template function: `i <` on the leftmost operand between the angle brackets, `>> 1`
+        on the rightmost (C's precedence, as in _misread_comparison). None where the template is
+        not such a misreading."""
+        name, args = template.child_by_field_id(F_NAME), template.child_by_field_id(F_ARGUMENTS)
+        if name is None or args is None or _KINDS[name.kind_id] != "identifier":
+            return None
+        var = self.text(name)
+        if var not in self.env and var not in self.consts and var not in self.types:
+            return None      # not a variable: a real template
+        if self.p.source[args.end_byte - 1:args.end_byte + 1] != b">>":
+            return None
+        parts = code_children(args)
+        if len(parts) != 1:
+            return None
+        return self._relink(parts[0], self.expr(name), right, True, True, True)
+
+    def _relink(self, node, left_value, right, first: bool, last: bool, shift: bool) -> Expr:
         if _KINDS[node.kind_id] == "binary_expression":
             op = self._op(node)
             if op in _BELOW_RELATIONAL:
-                a = self._relink(node.child_by_field_id(F_LEFT), left_value, right, first, False)
-                b = self._relink(node.child_by_field_id(F_RIGHT), left_value, right, False, last)
+                a = self._relink(node.child_by_field_id(F_LEFT), left_value, right, first, False, shift)
+                b = self._relink(node.child_by_field_id(F_RIGHT), left_value, right, False, last, shift)
                 return _left_join(op, a, b)
         v = self.expr(node)
         if first:
             v = S.binop("<", left_value, v)
         if last:
-            v = self._greater_equal(v, right)
+            v = S.binop(">>", v, self.expr(right)) if shift else self._greater_equal(v, right)
         return v
 
     def _greater_equal(self, value, right) -> Expr:
@@ -1391,6 +1409,10 @@ class _Walker:
             op = self._op(node)
             left = node.child_by_field_id(F_LEFT)
             right = node.child_by_field_id(F_RIGHT)
+        if op == ">" and _KINDS[left.kind_id] == "template_function":
+            v = self._misread_shift(left, right)
+            if v is not None:
+                return v
         a = self.expr(left)
         b = self.expr(right)
         if op in ("+", "-", "*", "/"):

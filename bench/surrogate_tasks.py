@@ -61,8 +61,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     from rewardmodel import dataset
-    from rewardmodel.evaluate import load_choice, write_section
-    from rewardmodel.surrogate import Surrogate, SurrogateConfig
+    from rewardmodel.evaluate import chosen_config, write_section
+    from rewardmodel.surrogate import Surrogate
 
     t0 = time.time()
     table = dataset.load(samples=dataset.samples_with(["rl.tasks:task_samples"]), gpu="NVIDIA H200")
@@ -72,8 +72,7 @@ def main(argv=None) -> int:
         print("error: no measured c/torch task candidates in corpus/data (run python -m rl measure on a GPU)",
               file=sys.stderr)
         return 2
-    choice = load_choice()
-    config = SurrogateConfig(target=choice["target"], max_depth=int(choice.get("max_depth", 6)))
+    config = chosen_config()
     task_fams = sorted(set(table.family[is_task]))
     folds = folds_of(task_fams, args.folds)
     idx = np.flatnonzero(is_task)

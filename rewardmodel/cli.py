@@ -69,7 +69,7 @@ def parser() -> argparse.ArgumentParser:
 
 def cmd_train(ns) -> int:
     from . import dataset
-    from .surrogate import DEFAULT_MODEL, Surrogate, SurrogateConfig
+    from .surrogate import DEFAULT_MODEL, Surrogate
 
     try:
         samples = dataset.samples_with(ns.extra_samples)
@@ -80,17 +80,16 @@ def cmd_train(ns) -> int:
     if len(table) < 20:
         print(f"error: only {len(table)} measured rows match current samples; nothing to train on", file=sys.stderr)
         return 2
-    from .evaluate import load_choice
+    from .evaluate import chosen_config
 
-    choice = load_choice()
-    target = ns.target or choice["target"]
+    config = chosen_config(ns.target)
+    target = config.target
     t0 = time.time()
-    config = SurrogateConfig(target=target, max_depth=int(choice.get("max_depth", 6)))
     model = Surrogate(config).fit(table.X, table.time_ms, groups=table.family)
     out = Path(ns.out) if ns.out else DEFAULT_MODEL
     model.save(out)
     print(f"trained on {len(table)} rows ({len(set(table.family))} families), target {target}, "
-          f"depth {config.max_depth}, interval scale {model.scale_:.2f}, {time.time() - t0:.1f}s -> {out}")
+          f"depth {config.max_depth}, colsample {config.colsample_bytree}, interval scale {model.scale_:.2f}, {time.time() - t0:.1f}s -> {out}")
     return 0
 
 

@@ -227,35 +227,47 @@ CHOICE_JSON = Path(__file__).resolve().parent / "eval_choice.json"
 
 def evaluate(table: Table, config: SurrogateConfig | None = None, k_family: int = 8, k_random: int = 5,
              targets: tuple[str, ...] = ("log_ratio", "log_time", "log_estimate"), depths: tuple[int, ...] = (4, 6),
-             seed_checks: tuple[int, ...] = (1, 2), log=print) -> dict:
+             colsamples: tuple[float, ...] = (0.5, 0.8), seed_checks: tuple[int, ...] = (1, 2), log=print) -> dict:
     config = config or SurrogateConfig()
     fam_rows = table.origin == "family"
     n = len(table)
-    # 1. pick the target (and tree depth) on held-out families
-    choice_runs = {}
     folds = family_folds(table, k_family)
     splits = [(complement(n, te, fam_rows), te) for te in folds]
+
+    def held_out(cfg: SurrogateConfig, name: str) -> Scores:
+        # the choice rests on point predictions: skip the interval calibration (its refits) here
+        return run_split(table, splits, replace(cfg, calibration_folds=0), name, baselines=False,
+                         log=log).scores()["surrogate"]
+
+    # 1. the target, on held-out families (one seed: the targets differ by more than the seeds do)
+    choice_runs = {}
     for target in targets:
         for depth in depths:
-            # the choice rests on point predictions: skip the interval calibration (its refits) here
-            cfg = replace(config, target=target, max_depth=depth, calibration_folds=0)
-            log(f"held-out families, target {target}, depth {depth} (choosing)")
-            choice_runs[(target, depth)] = run_split(table, splits, cfg, f"families/{target}/d{depth}",
-                                                     baselines=False, log=log)
-    target_scores = {f"{t}, depth {d}": r.scores()["surrogate"] for (t, d), r in choice_runs.items()}
-    best = min(choice_runs, key=lambda k: (-_nz(choice_runs[k].scores()["surrogate"].pairwise),
-                                           -_nz(choice_runs[k].scores()["surrogate"].spearman)))
-    cfg = replace(config, target=best[0], max_depth=best[1])
-    log(f"held-out families, {best}, with baselines and the calibrated interval")
+            log(f"held-out families, target {target}, depth {depth} (choosing the target)")
+            choice_runs[(target, depth)] = held_out(replace(config, target=target, max_depth=depth),
+                                                    f"families/{target}/d{depth}")
+    target_scores = {f"{t}, depth {d}": s for (t, d), s in choice_runs.items()}
+    best_target = min(choice_runs, key=lambda k: (-_nz(choice_runs[k].pairwise), -_nz(choice_runs[k].spearman)))[0]
+    # 2. its tree depth and column sampling, on the mean of several seeds (row and column
+    # subsampling move one seed's pairwise accuracy by about as much as these settings do)
+    seeds = (config.seed,) + tuple(config.seed + s for s in seed_checks)
+    tuning: dict[tuple[int, float], dict[int, Scores]] = {}
+    for depth in depths:
+        for cs in colsamples:
+            runs = tuning[(depth, cs)] = {}
+            for seed in seeds:
+                if seed == config.seed and cs == config.colsample_bytree and (best_target, depth) in choice_runs:
+                    runs[seed] = choice_runs[(best_target, depth)]
+                    continue
+                log(f"held-out families, target {best_target}, depth {depth}, colsample {cs}, seed {seed}")
+                runs[seed] = held_out(replace(config, target=best_target, max_depth=depth, colsample_bytree=cs,
+                                              seed=seed), f"families/d{depth}/cs{cs}/seed{seed}")
+    best = min(tuning, key=lambda k: (-_mean(tuning[k], "pairwise"), -_mean(tuning[k], "spearman")))
+    cfg = replace(config, target=best_target, max_depth=best[0], colsample_bytree=best[1])
+    log(f"held-out families, {best_target}, depth {best[0]}, colsample {best[1]}, with baselines and the calibrated interval")
     family = run_split(table, splits, cfg, "families", log=log)
-    # the same choice with other seeds (row and column subsampling): how much of a figure is luck
-    seeds = {}
-    for seed in seed_checks:
-        log(f"held-out families, {best}, seed {config.seed + seed}")
-        seeds[config.seed + seed] = run_split(table, splits, replace(cfg, seed=config.seed + seed, calibration_folds=0),
-                                              f"families/seed{seed}", baselines=False, log=log).scores()["surrogate"]
-    # 2. random split, 3. hand-written kernels
-    log(f"random split, {best}")
+    # 3. random split, 4. hand-written kernels
+    log(f"random split, {best_target}, depth {best[0]}, colsample {best[1]}")
     rnd = run_split(table, [(complement(n, te, fam_rows), te) for te in random_folds(table, k_random)], cfg,
                     "random", log=log)
     hw = np.flatnonzero(table.origin == "handwritten")
@@ -263,15 +275,23 @@ def evaluate(table: Table, config: SurrogateConfig | None = None, k_family: int 
     if len(hw):
         log("hand-written kernels")
         hand = run_split(table, [(np.flatnonzero(fam_rows), hw)], cfg, "handwritten", log=log)
-    return {"target": best[0], "max_depth": best[1], "target_scores": target_scores, "family": family.scores(),
-            "seeds": seeds,
+    return {"target": best_target, "max_depth": best[0], "colsample_bytree": best[1], "target_scores": target_scores,
+            "tuning": tuning, "family": family.scores(),
+            # the kept settings with the other seeds: how much of a figure is luck
+            "seeds": {s: tuning[best][s] for s in seeds if s != config.seed},
             "per_family": family.by_family(), "per_family_roofline": family.by_family("roofline"),
             "random": rnd.scores(), "handwritten": hand.scores() if hand else None, "config": cfg,
             "folds": [sorted(set(table.family[f])) for f in folds]}
 
 
+def _mean(runs: dict[int, Scores], attr: str) -> float:
+    vals = [_nz(getattr(s, attr)) for s in runs.values()]
+    return float(np.mean(vals)) if vals else -1.0
+
+
 def load_choice() -> dict:
-    """The target and depth the last `eval` kept (train uses them); defaults when there is none."""
+    """The target, depth and column sampling the last `eval` kept (train uses them); defaults
+    where there is none."""
     import json
 
     try:
@@ -280,10 +300,19 @@ def load_choice() -> dict:
         return {"target": "log_ratio", "max_depth": 6}
 
 
+def chosen_config(target: str | None = None) -> SurrogateConfig:
+    """The surrogate's settings the last `eval` kept (`target` overrides its target)."""
+    choice = load_choice()
+    base = SurrogateConfig()
+    return replace(base, target=target or choice["target"], max_depth=int(choice.get("max_depth", base.max_depth)),
+                   colsample_bytree=float(choice.get("colsample_bytree", base.colsample_bytree)))
+
+
 def save_choice(result: dict) -> None:
     import json
 
-    CHOICE_JSON.write_text(json.dumps({"target": result["target"], "max_depth": result["max_depth"]}) + "\n")
+    CHOICE_JSON.write_text(json.dumps({"target": result["target"], "max_depth": result["max_depth"],
+                                       "colsample_bytree": result["colsample_bytree"]}) + "\n")
 
 
 def _nz(x: float) -> float:
@@ -352,6 +381,25 @@ def verdict(scores: dict[str, Scores]) -> list[str]:
     return out
 
 
+def tuning_md(result: dict) -> list[str]:
+    """The depth and column-sampling candidates of the kept target, each over the seeds."""
+    tuning = result.get("tuning") or {}
+    if not tuning:
+        return []
+    seeds = sorted(next(iter(tuning.values())))
+    lines = [f"Depth and column sampling (`colsample_bytree`) for {result['target']}, each trained with seeds "
+             f"{', '.join(map(str, seeds))} (row and column subsampling); held-out families, point predictions, "
+             "means over the seeds:",
+             "",
+             "| depth | colsample | pairwise acc. by seed | mean pairwise | mean Spearman ρ | mean top-1 regret median | mean MAPE |",
+             "| ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
+    for (depth, cs), runs in tuning.items():
+        by_seed = ", ".join(_fmt(runs[s].pairwise) for s in seeds)
+        lines.append(f"| {depth} | {cs} | {by_seed} | {_mean(runs, 'pairwise'):.3f} | {_mean(runs, 'spearman'):.3f} | "
+                     f"{_fmt(_mean(runs, 'regret_median'), True)} | {_fmt(_mean(runs, 'mape'), True)} |")
+    return lines
+
+
 def seed_line(seeds: dict[int, Scores], seed: int) -> list[str]:
     if not seeds:
         return []
@@ -395,7 +443,7 @@ def write_markdown(result: dict, table: Table, noise: dict, path: Path = EVAL_MD
         f"- Features: schema {F.SCHEMA_VERSION}, {len(F.FEATURE_NAMES)} features. Surrogate: XGBoost, "
         f"{cfg.n_estimators} trees (interval model {cfg.quantile_estimators}), trained on each row with and without the ptxas features.",
         "",
-        "## Target and tree depth",
+        "## Target, tree depth and column sampling",
         "",
         "Targets: `log_time` is log runtime; `log_ratio` is log(runtime / the task's roofline bound); "
         "`log_estimate` is log(runtime / the pipe estimate, `analyzer.models.time_estimate`). "
@@ -404,8 +452,11 @@ def write_markdown(result: dict, table: Table, noise: dict, path: Path = EVAL_MD
         "",
         *table_md({f"target {t}": s for t, s in result["target_scores"].items()}, interval=False),
         "",
-        f"Kept: **{result['target']}**, depth **{result['max_depth']}** (best within-task ranking, then Spearman); "
-        "`python -m rewardmodel train` uses them (`rewardmodel/eval_choice.json`).",
+        *tuning_md(result),
+        "",
+        f"Kept: **{result['target']}** (best within-task ranking, then Spearman, of the targets), depth "
+        f"**{result['max_depth']}**, column sampling **{result['colsample_bytree']}** (best mean within-task ranking "
+        "over the seeds, then Spearman); `python -m rewardmodel train` uses them (`rewardmodel/eval_choice.json`).",
         "",
         "## Held-out families",
         "",

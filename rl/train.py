@@ -74,14 +74,14 @@ def build_surrogate(cfg: TrainConfig, tasks: list[Task], log=print):
     """The surrogate the run starts from. "holdout" fits one on the corpus and the measured
     candidates of the other tasks of the run's kinds, without the run's families, so the run meets
     kernels the model never saw (as an RL run on new tasks does); cached on disk."""
-    from rewardmodel.surrogate import Surrogate, SurrogateConfig, load_default
+    from rewardmodel.surrogate import Surrogate, load_default
 
     if cfg.surrogate in ("default", ""):
         return load_default()
     if cfg.surrogate != "holdout":
         return Surrogate.load(cfg.surrogate)
     from rewardmodel import dataset
-    from rewardmodel.evaluate import load_choice
+    from rewardmodel.evaluate import chosen_config, load_choice
 
     fams = sorted({t.family for t in tasks})
     # the corpus, plus the other tasks of the run's own kinds (c, torch), less the run's families;
@@ -99,7 +99,7 @@ def build_surrogate(cfg: TrainConfig, tasks: list[Task], log=print):
         except Exception:  # noqa: BLE001 - a stale cache is refitted
             pass
     t0 = time.time()
-    model = Surrogate(SurrogateConfig(target=choice["target"], max_depth=int(choice.get("max_depth", 6))))
+    model = Surrogate(chosen_config())
     model.fit(table.X[keep], table.time_ms[keep], groups=table.family[keep])
     model.save(path)
     log(f"[train] surrogate fitted without {', '.join(fams)}: {int(keep.sum())} rows, {time.time() - t0:.1f}s")

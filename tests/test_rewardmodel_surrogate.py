@@ -159,10 +159,23 @@ def test_eval_pipeline_writes_the_report(table, tmp_path):
         assert s["roofline"].pairwise == pytest.approx(0.5)       # one time per task: every pair a tie
         assert 0.0 <= s["surrogate"].coverage <= 1.0
     assert set(result["seeds"]) == {1, 2}                       # the seed check: config.seed + 1, + 2
+    # depth and column sampling are chosen on the mean over seeds 0-2; the kept one's seeds are reported
+    assert set(result["tuning"]) == {(3, 0.5), (3, 0.8)} and result["colsample_bytree"] in (0.5, 0.8)
+    kept = result["tuning"][(result["max_depth"], result["colsample_bytree"])]
+    assert set(kept) == {0, 1, 2} and result["seeds"] == {1: kept[1], 2: kept[2]}
     out = tmp_path / "EVAL.md"
     text = evaluate.write_markdown(result, table, {}, out)
     assert out.read_text() == text and "## Held-out families" in text and "roofline" in text
-    assert "other seeds (1, 2" in text
+    assert "other seeds (1, 2" in text and "Depth and column sampling" in text
+    evaluate.CHOICE_JSON, saved = tmp_path / "choice.json", evaluate.CHOICE_JSON
+    try:
+        evaluate.save_choice(result)
+        cfg = evaluate.chosen_config()
+        assert (cfg.target, cfg.max_depth, cfg.colsample_bytree) == (
+            result["target"], result["max_depth"], result["colsample_bytree"])
+        assert evaluate.chosen_config("log_time").target == "log_time"
+    finally:
+        evaluate.CHOICE_JSON = saved
     # a section another tool wrote (bench/surrogate_tasks.py) survives the next eval, and is replaced, not repeated
     evaluate.write_section("## RL tasks\nfirst", out)
     evaluate.write_section("## RL tasks\nsecond", out)

@@ -1133,17 +1133,19 @@ class _Walker:
         body = st.child_by_field_id(F_BODY)
         cond_node = st.child_by_field_id(F_CONDITION)
         changed = self.assigned_names(st)
-        if _KINDS[st.kind_id] == "while_statement" and body is not None and cond_node is not None:
+        kind = "while" if _KINDS[st.kind_id] == "while_statement" else "do"
+        if body is not None and cond_node is not None:
             counter = self._while_counter(cond_node, changed, body)
             if counter is not None:
                 # `while (i < n) { ...; i += stride; }` is `for (; i < n; ) { ...; i += stride; }`
-                # with i its induction variable
+                # with i its induction variable. `do { ...; i += stride; } while (i < n);` is counted
+                # the same: the same iterations wherever the condition holds at the start (the first,
+                # which a do runs whatever the condition, is not forced where it does not)
                 var, step = counter
                 init_value = self.env[var]
                 del changed[var]
-                self._loop(cond_node, line, var, init_value, step, body, None, changed, "while")
+                self._loop(cond_node, line, var, init_value, step, body, None, changed, kind)
                 return
-        kind = "while" if _KINDS[st.kind_id] == "while_statement" else "do"
         self._loop(cond_node, line, None, S.UNKNOWN, None, body, None, changed, kind)
 
     def _while_counter(self, cond_node, changed: dict, body) -> tuple | None:

@@ -172,11 +172,18 @@ def test_a_while_loop_that_steps_and_tests_one_variable_is_a_counted_loop():
     "while (i < n) { y[i] = x[i]; if (x[i] > 0) i += 512; else i += 1024; }",   # two updates
     "while (i < n) { if (x[i] > 0) { i += 512; continue; } y[i] = x[i]; i += 512; }",
     "while (i < n) { y[i] = x[i]; i += i; }",                                   # not invariant
-    "do { y[i] = x[i]; i += 512; } while (i < n);",                              # a do loop: not yet
+    "do { y[i] = x[i]; if (x[i] > 0) i += 512; } while (i < n);",               # an update not every time
 ])
 def test_other_while_loops_keep_one_modelled_iteration(loop):
     got = _while(loop)
     assert all(e is None or e.requests == 4 for line, _, e in got if line == 3)
+
+
+def test_a_do_loop_that_steps_and_tests_one_variable_is_a_counted_loop():
+    # the grid-stride loop as a do loop: the same 8 iterations of 4 warps (was one iteration)
+    got = _while("do { y[i] = x[i]; i += blockDim.x * gridDim.x; } while (i < n);")
+    inside = [e for line, _, e in got if line == 3]
+    assert len(inside) == 2 and all(e.requests == 32 and e.units == 128 for e in inside)
 
 
 def test_a_for_loop_without_an_initializer_counts_on_the_variable_it_steps():

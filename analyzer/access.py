@@ -1411,7 +1411,7 @@ class _Walker:
             op = self._op(node)
             left = node.child_by_field_id(F_LEFT)
             right = node.child_by_field_id(F_RIGHT)
-        if op == ">" and _KINDS[left.kind_id] == "template_function":
+        if op == ">" and left is not None and _KINDS[left.kind_id] == "template_function":
             v = self._misread_shift(left, right)
             if v is not None:
                 return v

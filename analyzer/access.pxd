@@ -60,7 +60,7 @@ cdef class _Walker:
     cpdef expr_quiet(self, node)
     cpdef expr(self, node)
     cpdef _misread_comparison(self, template, right)
-    cpdef _misread_shift(self, template, right)
+    cpdef _misread_template(self, template, right, bytes closing)
     cpdef _relink(self, node, left_value, right, bint first, bint last, bint shift)
     cpdef _greater_equal(self, value, right)
     cpdef _op(self, node)

@@ -1307,36 +1307,24 @@ class _Walker:
             return None if inner is None else _left_join(op, self.expr(template.child_by_field_id(F_LEFT)), inner)
         if _KINDS[template.kind_id] != "template_function":
             return None
-        name, args = template.child_by_field_id(F_NAME), template.child_by_field_id(F_ARGUMENTS)
-        if name is None or args is None or _KINDS[name.kind_id] != "identifier":
-            return None
-        var = self.text(name)
-        if var not in self.env and var not in self.consts and var not in self.types:
-            return None      # not a variable: a real template
-        if self.p.source[args.end_byte - 1:args.end_byte + 1] != b">=":
-            return None
-        parts = code_children(args)
-        if len(parts) != 1:
-            return None
-        return self._relink(parts[0], self.expr(name), right, True, True, False)
+        return self._misread_template(template, right, b">=")
 
-    def _misread_shift(self, template, right) -> Expr | None:
-        """The value of `i < n && j >> 1`, which the grammar reads as the comparison `i<n && j> > 1`
-        of a template function: `i <` on the leftmost operand between the angle brackets, `>> 1`
-        on the rightmost (C's precedence, as in _misread_comparison). None where the template is
-        not such a misreading."""
+    def _misread_template(self, template, right, closing: bytes) -> Expr | None:
+        """A template function `i<...>` that is a comparison read wrongly: `i` a variable, one
+        expression between the angle brackets, and the closing `>` followed by the rest of the
+        operator `closing` names (`>=`: _misread_comparison; `>>`: a shift, `i < n && j >> 1`)."""
         name, args = template.child_by_field_id(F_NAME), template.child_by_field_id(F_ARGUMENTS)
         if name is None or args is None or _KINDS[name.kind_id] != "identifier":
             return None
         var = self.text(name)
         if var not in self.env and var not in self.consts and var not in self.types:
             return None      # not a variable: a real template
-        if self.p.source[args.end_byte - 1:args.end_byte + 1] != b">>":
+        if self.p.source[args.end_byte - 1:args.end_byte + 1] != closing:
             return None
         parts = code_children(args)
         if len(parts) != 1:
             return None
-        return self._relink(parts[0], self.expr(name), right, True, True, True)
+        return self._relink(parts[0], self.expr(name), right, True, True, closing == b">>")
 
     def _relink(self, node, left_value, right, first: bool, last: bool, shift: bool) -> Expr:
         if _KINDS[node.kind_id] == "binary_expression":
@@ -1412,7 +1400,9 @@ class _Walker:
             left = node.child_by_field_id(F_LEFT)
             right = node.child_by_field_id(F_RIGHT)
         if op == ">" and left is not None and _KINDS[left.kind_id] == "template_function":
-            v = self._misread_shift(left, right)
+            # `i < n && j >> 1`, read as the comparison `i<n && j> > 1` of a template function:
+            # `i <` on the leftmost operand between the angle brackets, `>> 1` on the rightmost
+            v = self._misread_template(left, right, b">>")
             if v is not None:
                 return v
         a = self.expr(left)

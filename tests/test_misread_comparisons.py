@@ -18,16 +18,6 @@ CONDITIONS = [
 ]
 
 
-def _guard(body: str):
-    src = ("__global__ void k(const float* x, float* y, int n, int m) {\n"
-           "    int i = blockIdx.y * 8 - 1 + threadIdx.y, j = blockIdx.x * 32 - 1 + threadIdx.x;\n"
-           f"    {body}\n}}\n")
-    r = lint_source(src, "k.cu", launches={"k": LaunchSpec((32, 8, 1), (32, 32, 1), 0, {"n": 256, "m": 1024})})
-    ctx = r.contexts[0]
-    (load, est), = [(a, e) for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.kind == "load"]
-    return S.to_str(load.guards[-1]), est
-
-
 def _guard_expr(body: str):
     src = ("__global__ void k(const float* x, float* y, int n, int m) {\n"
            "    int i = blockIdx.y * 8 - 1 + threadIdx.y, j = blockIdx.x * 32 - 1 + threadIdx.x;\n"
@@ -36,6 +26,11 @@ def _guard_expr(body: str):
     ctx = r.contexts[0]
     (load, est), = [(a, e) for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.kind == "load"]
     return load.guards[-1], est
+
+
+def _guard(body: str):
+    guard, est = _guard_expr(body)
+    return S.to_str(guard), est
 
 
 def _flat(e):

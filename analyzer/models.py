@@ -261,6 +261,8 @@ def bind_params(env: dict, params: Mapping[str, int | float], needed: set[str],
         else:
             out[name] = DEFAULT_PARAM_VALUE
             assumed.append(name)
+    if assumed:
+        out["%assumed"] = frozenset(assumed)    # for models that must not lean on made-up values
     return out, tuple(sorted(assumed))
 
 
@@ -463,10 +465,11 @@ def _inner_work(inner, env: dict) -> float | None:
 
 
 def _level(loop: Loop, env: dict, max_iters: int) -> tuple:
-    """One loop level, without a budget: (env, None, None) for a loop without a closed form (its
-    variable is bound to the initial value), else (None, samples, trips) with the environments
-    of up to the cap's iterations (additive loops max_iters, multiplicative ones 4x that).
-    `PointCache._points` takes a prefix of them as its budget allows."""
+    """One loop level, without a budget: (env, None, None, 1.0) for a loop without a closed form
+    (its variable is bound to the initial value), else (None, samples, trips, per_block) with the
+    environments of up to the cap's iterations (additive loops max_iters, multiplicative ones 4x
+    that), block 1's trip count and the grid's mean count over it (_block_mean_trips).
+    `PointCache._points` takes a prefix of the samples as its budget allows."""
     var = loop.var
     init = S.evaluate(loop.init, env) if var else None
     if var is None or init is None or loop.step is None:
@@ -474,12 +477,14 @@ def _level(loop: Loop, env: dict, max_iters: int) -> tuple:
         env2[loop.iter_symbol] = 0
         if var is not None:
             env2[var] = init
-        return env2, None, None
+        return env2, None, None, 1.0
     op, step = loop.step
     inc = S.evaluate(step, env)
     additive = op in ("+=", "-=")
     cap = max_iters if additive else max_iters * 4
     trips = _trips(loop, env, init, inc) if additive else None
+    # block 1's samples stand for the grid's blocks: by the ratio of their mean count to its own
+    per_block = _block_mean_trips(loop, env, init, inc, trips) / trips if trips else 1.0
     cond = loop.cond
     iter_symbol = loop.iter_symbol
     value = init
@@ -496,7 +501,82 @@ def _level(loop: Loop, env: dict, max_iters: int) -> tuple:
         sampled.append(env2)
         value = _step(op, value, inc)
         k += 1
-    return None, sampled, trips
+    return None, sampled, trips, per_block
+
+
+_BLOCK_SAMPLES = 256   # blocks whose trip counts stand for the grid's
+_THREAD_IDS = frozenset(("threadIdx.x", "threadIdx.y", "threadIdx.z"))
+
+
+def _block_mean_trips(loop: Loop, env: dict, init, inc, trips: float) -> float:
+    """The mean trip count over the grid's blocks of a loop whose start or bound depends on one
+    block index (`for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)`), where
+    `trips` is block 1's (the block the model simulates): over a grid larger than its data the
+    blocks past the data run no iteration, and block 1's count taken for every block counted up to
+    twice the requests. Each block's count is its thread with the most iterations (block 1's
+    thread with the smallest start, the one `_cond_trips` counts), as `trips` is. `trips` where the
+    loop is not of that form (a single comparison of the loop variable, an additive step of one
+    value for all, no other loop's variable in it) or where a parameter nobody gave is in it."""
+    cond = loop.cond
+    if cond is None or cond[0] != "b" or cond[1] not in _COMPARE:
+        return trips
+    var = ("s", loop.var)
+    if cond[2] == var:
+        op, bound_expr = cond[1], cond[3]
+    elif cond[3] == var:
+        op, bound_expr = _MIRROR[cond[1]], cond[2]
+    else:
+        return trips
+    block = None
+    bound_syms = S.symbols(bound_expr)
+    if not bound_syms.isdisjoint(_THREAD_IDS):
+        return trips        # a bound of its own for each thread: block 1's count stands
+    syms = S.symbols(loop.init) | bound_syms
+    if "%assumed" in env and not syms.isdisjoint(env["%assumed"]):
+        return trips        # a value nobody gave (4096) would decide which blocks run none
+    for sym in syms:
+        if sym.startswith("blockIdx."):
+            if block is not None:
+                return trips                 # two block indices: block 1's count stands
+            block = sym
+        elif "@" in sym:
+            return trips                     # inside another loop: its samples vary the count
+    if block is None or not _plain(inc) or inc == 0:
+        return trips
+    g = env.get("gridDim." + block[-1])
+    if not isinstance(g, int) or g <= 2:
+        return trips
+    up = (inc > 0) == (loop.step[0] == "+=")
+    if up != (op in ("<", "<=")):
+        return trips                         # moving away from the bound: not a count
+    # the thread with the most iterations in block 1 stands for its block in every block
+    if isinstance(init, np.ndarray):
+        if init.ndim != 1 or not init.size:
+            return trips
+        t = int(init.argmin() if up else init.argmax())
+    else:
+        t = 0
+    env_b = dict(env)
+    for d in _THREAD_IDS:
+        v = env.get(d)
+        if isinstance(v, np.ndarray):
+            env_b[d] = int(v[t]) if v.ndim == 1 and t < v.size else 0
+    # every block, or 256 spread evenly from the first to the last (distinct: g > 256)
+    blocks = np.arange(g, dtype=np.int64) if g <= _BLOCK_SAMPLES else \
+        np.arange(_BLOCK_SAMPLES, dtype=np.int64) * (g - 1) // (_BLOCK_SAMPLES - 1)
+    env_b[block] = blocks
+    start = S.evaluate(loop.init, env_b)
+    bound = S.evaluate(bound_expr, env_b)
+    if start is None or bound is None or not (representable(start) and representable(bound)):
+        return trips
+    step = abs(inc)
+    span = (np.asarray(bound, dtype=np.float64) - np.asarray(start, dtype=np.float64)) * (1 if up else -1)
+    if op in ("<=", ">="):
+        span = span + 1
+    counts = np.maximum(0.0, np.ceil(span / step))
+    if counts.shape != blocks.shape:
+        return trips                         # a start or bound that is not one value a block
+    return float(counts.mean())
 
 
 _BOOL = np.dtype(bool)
@@ -661,13 +741,13 @@ class PointCache:
             hit = self.levels[k] = (loop, env) + _level(loop, env, max_iters)
         if hit[2] is not None:   # no closed form: one point with the loop's initial value
             return self._points(loops, depth + 1, hit[2], max_iters, budget)
-        full, trips = hit[3], hit[4]
+        full, trips, per_block = hit[3], hit[4], hit[5]
         left = budget[0]
         if left <= 0 or not full:
             return []
         sampled = full if len(full) <= left else full[:left]
         budget[0] = left - len(sampled)
-        weight = trips / len(sampled) if trips and trips > len(sampled) else 1.0
+        weight = (trips / len(sampled) if trips and trips > len(sampled) else 1.0) * per_block
         if depth + 1 == len(loops):
             return [(env2, 1.0 * weight) for env2 in sampled]
         inner, starved = [], 0
@@ -676,7 +756,7 @@ class PointCache:
             if not pts and budget[0] <= 0:
                 starved += 1        # left without points by the budget, not by its own trip counts
             inner.append(pts)
-        iterations = trips if trips and trips > len(sampled) else len(sampled)
+        iterations = (trips if trips and trips > len(sampled) else len(sampled)) * per_block
         if trips and trips > len(sampled):
             factor = _inner_work_factor(loops, depth, env, sampled, trips)
             weight, iterations = weight * factor, iterations * factor

@@ -191,3 +191,27 @@ def test_a_for_loop_without_an_initializer_counts_on_the_variable_it_steps():
     got = _while("for (; i < n; i += blockDim.x * gridDim.x) y[i] = x[i];")
     inside = [e for line, _, e in got if line == 3]
     assert len(inside) == 2 and all(e.requests == 32 and e.units == 128 for e in inside)
+
+
+GRID_STRIDE = """__global__ void k(const float* x, float* y, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        y[i] = x[i];
+}
+"""
+
+
+@pytest.mark.parametrize("n,per_block", [(512, 2.0), (1024, 4.0), (4096, 16.0), (640, 2.5)])
+def test_a_grid_stride_loop_counts_the_grid_s_mean_iterations(n, per_block):
+    # 8 blocks of 128 threads: with n = 512 blocks 0-3 run one iteration and 4-7 none (block 1,
+    # the one simulated, runs one: taken for every block it counted twice the requests); n = 640:
+    # blocks 0-4 run one
+    r = lint_source(GRID_STRIDE, "k.cu", launches={"k": LaunchSpec((128, 1, 1), (8, 1, 1), 0, {"n": n})})
+    ctx = r.contexts[0]
+    assert [e.requests for e in ctx.estimates] == [per_block, per_block]
+
+
+def test_a_grid_stride_loop_over_an_unknown_size_keeps_the_simulated_block_s_count():
+    # n not given: 4096 assumed, which must not decide which blocks run nothing
+    r = lint_source(GRID_STRIDE, "k.cu", launches={"k": LaunchSpec((128, 1, 1), (64, 1, 1), 0, {})})
+    ctx = r.contexts[0]
+    assert [e.requests for e in ctx.estimates] == [4.0, 4.0] and "n" in ctx.estimates[0].assumed

@@ -436,6 +436,8 @@ def _parse_tree(text: bytes, tables: tuple[tuple[int, int], ...]):
 _FUNC_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[ \t]*((?:[^\n]*\\\n)*[^\n]*)$", re.M)
 
 
+_OBJECT_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+((?:[^\n]*\\\n)*[^\n]*)$", re.M)
+_GEOMETRY = re.compile(rb"\b(?:threadIdx|blockIdx|blockDim|gridDim|warpSize)\b")
 _STATEMENT_START = re.compile(rb"(for|while|if)\s*\(")
 _NOT_EXPRESSION = re.compile(rb"^(?:do|return|switch|else|case|goto|break|continue)\b|[;{}#]|^$")
 _MACRO_DEPTH = 8            # nested expansions of one invocation (the preprocessor's own limit is none)
@@ -471,6 +473,29 @@ def _function_macros(src: bytes) -> dict[bytes, tuple[list[bytes], bytes, bool]]
     return macros
 
 
+def _object_macros(src: bytes, skip) -> dict[bytes, bytes]:
+    """Object-like macros defined in the file whose body is an expression of the thread geometry
+    (`#define WARPS (blockDim.x / 32)`, `#define TID (blockIdx.x * blockDim.x + threadIdx.x)`):
+    no constant, so without expansion a use is an unknown name (taken for a parameter of 4096).
+    name -> body. Names in `skip` (function-like macros) and names defined twice are left alone."""
+    macros: dict[bytes, bytes] = {}
+    ambiguous = set()
+    for m in _directives(_OBJECT_MACRO, src):
+        name = m.group(1)
+        body = m.group(2).replace(b"\\\n", b" ").strip()
+        if b"//" in body or b"/*" in body:
+            body = re.sub(rb"/\*.*?\*/|//.*", b" ", body).strip()
+        if name in skip or not _GEOMETRY.search(body) or len(body) > _MACRO_BODY_MAX or \
+                _NOT_EXPRESSION.search(body) or not _matching_parens(body):
+            continue
+        if name in macros and macros[name] != body:
+            ambiguous.add(name)
+        macros[name] = body
+    for name in ambiguous:
+        del macros[name]
+    return macros
+
+
 def _matching_parens(text: bytes) -> bool:
     depth = 0
     for c in text:
@@ -494,7 +519,8 @@ def _substitute(body: bytes, params: list[bytes], args: list[bytes]) -> bytes:
 
 
 def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
-    """Expand the function-like macros defined in the file (`_function_macros`) at their uses.
+    """Expand the function-like macros defined in the file (`_function_macros`) at their uses,
+    and the object-like ones of the thread geometry (`_object_macros`: `TID`, `WARPS_PER_BLOCK`).
 
     A statement header's invocation (`KERNEL_LOOP(i, n) { ... }`) is no C the grammar knows; an
     expression macro's (`out[IDX(x, y, n)]`) is a call of an unknown function to it, which leaves
@@ -505,9 +531,17 @@ def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
     an expansion are expanded too (not the one being expanded: the preprocessor's rule).
     """
     macros = _function_macros(src)
-    if not macros:
+    objects = _object_macros(src, macros) if _GEOMETRY.search(src) else {}
+    if not macros and not objects:
         return src, ()
-    pattern = _invocations(macros)
+    # group f: a function-like macro's invocation; group o: an object-like one's use
+    names = [rb"\b(?P<f>" + b"|".join(re.escape(n) for n in macros) + rb")[ \t]*\("] if macros else []
+    object_use = None
+    if objects:
+        object_use = rb"\b(?P<o>" + b"|".join(re.escape(n) for n in objects) + rb")\b(?![ \t]*\()"
+        names.append(object_use)
+        object_use = re.compile(object_use)
+    pattern = re.compile(b"|".join(names))
     out = bytearray()
     shifts = []
     pos = 0
@@ -518,6 +552,12 @@ def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
         before = src[line_start:m.start()]
         if before.lstrip(b" \t").startswith(b"#"):
             continue    # a directive: a #define's own name, a macro used in another's body
+        if m.lastgroup == "o":
+            # an object-like macro of the thread geometry: its body, parenthesized, in its place
+            out += src[pos:m.start()] + b"(" + objects[m.group("o")] + b")"
+            pos = m.end()
+            shifts.append((len(out), len(out) - pos))
+            continue
         params, _, statement = macros[m.group(1)]
         if statement and before.strip(b" \t"):
             continue    # a statement header only at the start of its line
@@ -525,6 +565,8 @@ def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
         if expansion is None:
             continue
         text, end = expansion
+        if object_use is not None:      # `IDX(TID, w)`: the geometry macros in its arguments and body
+            text = object_use.sub(lambda u: b"(" + objects[u.group("o")] + b")", text)
         out += src[pos:m.start()] + text
         pos = end
         shifts.append((len(out), len(out) - pos))

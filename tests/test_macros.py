@@ -1,4 +1,5 @@
-"""Function-like macros defined in the file are expanded where they are used (parse.preprocess).
+"""Function-like macros defined in the file are expanded where they are used (parse.preprocess),
+and object-like ones whose body is an expression of the thread geometry.
 
 An index macro (`#define IDX(r, c, ld) ((r) * (ld) + (c))`, common in hand-written and generated
 kernels) was a call of an unknown function: the index unknown, and the uncoalesced store of a
@@ -82,3 +83,46 @@ def test_an_invocation_over_lines_is_left_alone_and_lines_stay_exact():
     assert b"IDX(y,\n" in text and text.count(b"\n") == src.count("\n")
     r = lint_source(src, "k.cu")
     assert [f.line for f in r.findings if f.code == "GM102"] == [5]
+
+
+GEOMETRY = """#define WARPS_PER_BLOCK (blockDim.x / 32)
+#define TID (blockIdx.x * blockDim.x + threadIdx.x)
+__global__ void k(const float* x, float* y, int n) {
+    int warp = blockIdx.x * WARPS_PER_BLOCK + threadIdx.x / 32;
+    if (TID < n) y[TID] = x[warp * 32 + (threadIdx.x & 31)];
+}
+void launch(const float* x, float* y, int n) {
+    k<<<n / 256, 256>>>(x, y, n);
+}
+"""
+GEOMETRY_BY_HAND = GEOMETRY.replace("WARPS_PER_BLOCK +", "(blockDim.x / 32) +").replace(
+    "TID", "(blockIdx.x * blockDim.x + threadIdx.x)").replace("#define (blockIdx.x * blockDim.x + threadIdx.x) (", "#define TID (")
+
+
+@pytest.mark.parametrize("with_function_macro", [False, True])
+def test_an_object_macro_of_the_thread_geometry_is_its_expansion(with_function_macro):
+    # WARPS_PER_BLOCK was an unknown name, taken for a parameter of 4096 (a warp index 4096x too
+    # large); TID the same. A file with a function-like macro too expands both kinds
+    extra = "#define IDX(r, c, ld) ((r) * (ld) + (c))\n" if with_function_macro else ""
+    got, want = _summary(extra + GEOMETRY), _summary(extra + GEOMETRY_BY_HAND)
+    assert got == want
+    (accesses,) = got[1]
+    # neither name taken for a parameter of 4096 (n is: nobody gave it)
+    assert all(e is not None and {"WARPS_PER_BLOCK", "TID"}.isdisjoint(e.assumed) for _, _, e in accesses)
+    assert [e.units / e.requests for _, _, e in accesses] == [4.0, 4.0]
+
+
+def test_a_geometry_macro_inside_a_function_macro_s_arguments_expands():
+    text, _ = _expand_macros(b"#define TID (threadIdx.x)\n#define IDX(r, c) ((r) * 8 + (c))\n"
+                             b"__global__ void k(float* y) { y[IDX(TID, 1)] = 0; }\n")
+    assert b"y[((((threadIdx.x))) * 8 + (1))]" in text
+
+
+@pytest.mark.parametrize("define", [
+    "#define GRID_STRIDE for (int i = threadIdx.x; i < n; i += blockDim.x)",   # a statement
+    "#define LANE_OK threadIdx.x < 32; x = 1",                                  # not one expression
+    "#define BAD (threadIdx.x",                                                 # unbalanced
+])
+def test_object_macros_that_are_no_geometry_expression_are_left_alone(define):
+    src = (define + "\n__global__ void k(float* y) { y[threadIdx.x] = 0; }\n").encode()
+    assert _expand_macros(src) == (src, ())

@@ -18,9 +18,9 @@ cpdef bint _names_any(object node, object names) except -1
 cdef class _Walker:
     cdef public object p, k, out, g, counter
     cdef public str ascii
-    cdef public dict type_args, consts, env, ptrs, types, _tuples, arrays, array_ptrs
+    cdef public dict type_args, consts, env, ptrs, types, _tuples, arrays, array_ptrs, loaded
     cdef public list loops, guards, function_stack, returns, _assign_scans
-    cdef public set scalar_params
+    cdef public set scalar_params, restrict
 
     cpdef str text(self, node)
     cpdef str written(self, node)
@@ -82,4 +82,5 @@ cdef class _Walker:
     cpdef load(self, node)
     cpdef store(self, node)
     cpdef _visit_children(self, node)
+    cpdef _written(self, base)
     cpdef record(self, ptr, kind, node, extra)

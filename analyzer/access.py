@@ -405,6 +405,22 @@ def _left_join(op: str, a: Expr, b: Expr) -> Expr:
     return S.binop(op, a, b)
 
 
+def _may_alias(a: str, b: str, restrict: set) -> bool:
+    """Whether arrays `a` and `b` (parameter names) may be one: `__restrict__` says no."""
+    return a == b or (a not in restrict and b not in restrict)
+
+
+def _dominates(first: tuple, then: tuple) -> bool:
+    """Whether an access under the guards `first` runs whenever one under `then` does, `first`
+    walked before `then` in one iteration: its guards are the first of `then`'s (the same objects)."""
+    if len(first) > len(then):
+        return False
+    for a, b in zip(first, then):
+        if a is not b:
+            return False
+    return True
+
+
 def _once_per_iteration(node, body) -> bool:
     """Whether `node` (an update inside a loop) runs exactly once when `body` runs once: nothing
     between them but statements, blocks, parentheses and commas (no condition, no inner loop)."""
@@ -478,6 +494,10 @@ class _Walker:
         self.ascii = program._ascii    # the source as str when ASCII (Program.text's): see text
         self.k = kernel
         self.out = KernelAccesses(kernel)
+        # global values in registers: (array, address, size, loops) -> (loops, guards) of the load
+        # or store that put it there (record: a later load of it under those guards is no request)
+        self.loaded = {}
+        self.restrict = {prm.name for prm in kernel.params if prm.pointer and prm.restrict}
         self.g = self.out.graph
         consts = dict(program.constants)
         self.type_args: dict[str, str] = {}
@@ -1197,9 +1217,13 @@ class _Walker:
         """Value of an expression without recording the accesses in it (they are recorded elsewhere)."""
         saved = (len(self.out.accesses), len(self.out.events), len(self.out.float_literals), len(self.out.branches),
                  len(self.out.double_calls), self.out.flops_per_thread)
+        # its loads are not recorded, so none may stand for a later one: a map of its own (the
+        # expression is walked for real where it stands, with that walk's reuse)
+        loaded, self.loaded = self.loaded, {}
         try:
             return self.expr(node)
         finally:
+            self.loaded = loaded
             del self.out.accesses[saved[0]:]
             del self.out.events[saved[1]:]
             del self.out.float_literals[saved[2]:]
@@ -1607,6 +1631,7 @@ class _Walker:
                 conds.append(lp.cond)
         loop_conds = tuple(conds)
         b = Barrier(name, line, col, self._tuple(self.loops), self._tuple(self.guards), loop_conds)
+        self.loaded.clear()       # other threads' writes become visible
         self.out.barriers.append(b)
         self.out.events.append(Event("barrier", b, len(self.loops)))
 
@@ -1783,6 +1808,14 @@ class _Walker:
             return
         self.record(ptr, "store", node, ("c", 0))
 
+    def _written(self, base: str) -> None:
+        """A store or atomic through `base`: the values in registers it may have changed are gone."""
+        loaded = self.loaded
+        if loaded:
+            restrict = self.restrict
+            for key in [k for k in loaded if _may_alias(k[0], base, restrict)]:
+                del loaded[key]
+
     def _visit_children(self, node) -> None:
         for c in node.named_children:
             if _KINDS[c.kind_id] not in ("field_identifier",):
@@ -1794,8 +1827,26 @@ class _Walker:
         row, column = node.start_point
         line, col = row + 1, column + 1
         address = self.bound(S.binop("+", ptr.offset, extra), ptr.base, line)
+        loops, guards = self._tuple(self.loops), self._tuple(self.guards)
+        if ptr.space == "global":
+            # The compiler keeps a global value it loaded or stored in a register and loads it
+            # again only after a store or atomic that may write it (`x[i] * x[i]`, `y[c] = e;
+            # s += y[c];`: one request each, not two). Shared memory is left as written: warp-
+            # synchronous code reads it through volatile pointers, which must load every time.
+            # Keyed by the access's text (a short string to hash, where the address is a tree),
+            # the address compared on a hit: the same text after a variable changed is no reuse.
+            key = (ptr.base, self.text(node), extra, ptr.elem_size, id(loops))
+            if kind == "load":
+                hit = self.loaded.get(key)
+                if hit is not None and hit[0] is loops and _dominates(hit[1], guards) and hit[2] == address:
+                    return ("ld", ptr.base, address)
+                self.loaded[key] = (loops, guards, address)
+            else:
+                self._written(ptr.base)
+                if kind == "store":
+                    self.loaded[key] = (loops, guards, address)
         acc = Access(ptr.base, ptr.space, kind, address, ptr.elem_size, ptr.elem_type, line, col,
-                     self.written(node)[:80], self._tuple(self.loops), self._tuple(self.guards), self.function_stack[-1])
+                     self.written(node)[:80], loops, guards, self.function_stack[-1])
         self.out.accesses.append(acc)
         node_id = f"access#{len(self.out.accesses) - 1}"
         # DefUseGraph.add_node(node_id, array=..., ...), inlined: the id is new (one per access)

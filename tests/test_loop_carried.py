@@ -215,3 +215,4 @@ def test_a_grid_stride_loop_over_an_unknown_size_keeps_the_simulated_block_s_cou
     r = lint_source(GRID_STRIDE, "k.cu", launches={"k": LaunchSpec((128, 1, 1), (64, 1, 1), 0, {})})
     ctx = r.contexts[0]
     assert [e.requests for e in ctx.estimates] == [4.0, 4.0] and "n" in ctx.estimates[0].assumed
+

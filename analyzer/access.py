@@ -494,8 +494,9 @@ class _Walker:
         self.ascii = program._ascii    # the source as str when ASCII (Program.text's): see text
         self.k = kernel
         self.out = KernelAccesses(kernel)
-        # global values in registers: (array, address, size, loops) -> (loops, guards) of the load
-        # or store that put it there (record: a later load of it under those guards is no request)
+        # global values in registers: (array, access text, extra offset, size, id of loops) ->
+        # (loops, guards, address) of the load or store that put it there (record: a later load of
+        # the same address under those guards is no request)
         self.loaded = {}
         self.restrict = {prm.name for prm in kernel.params if prm.pointer and prm.restrict}
         self.g = self.out.graph

@@ -335,6 +335,19 @@ _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
+def _comparison_of(cond, var) -> tuple[str, S.Expr] | None:
+    """(operator, bound) of a condition comparing the loop variable `var` with a bound, written
+    `i < n` or `n > i` (then read as `i < n`); None for any other condition."""
+    if cond[0] != "b" or cond[1] not in _MIRROR:
+        return None
+    op = cond[1]
+    if cond[2] == var:
+        return op, cond[3]
+    if cond[3] == var:
+        return _MIRROR[op], cond[2]
+    return None
+
+
 def _cond_trips(cond, var, env: Mapping, init, inc, plus: bool) -> float | None:
     """How many iterations a condition on the loop variable `var` lets run (inf: it never stops
     them), or None where it is not a comparison of var (`i < n`, `n > i`) or a conjunction of them."""
@@ -345,14 +358,10 @@ def _cond_trips(cond, var, env: Mapping, init, inc, plus: bool) -> float | None:
         a = _cond_trips(cond[2], var, env, init, inc, plus)
         b = _cond_trips(cond[3], var, env, init, inc, plus) if a is not None else None
         return None if b is None else min(a, b)
-    if op not in _MIRROR:
+    compared = _comparison_of(cond, var)
+    if compared is None:
         return None
-    if cond[2] == var:
-        bound_expr = cond[3]
-    elif cond[3] == var:
-        op, bound_expr = _MIRROR[op], cond[2]      # `n > i` is `i < n`
-    else:
-        return None
+    op, bound_expr = compared
     bound = S.evaluate(bound_expr, env)
     if bound is None:
         return None
@@ -517,16 +526,10 @@ def _block_mean_trips(loop: Loop, env: dict, init, inc, trips: float) -> float:
     thread with the smallest start, the one `_cond_trips` counts), as `trips` is. `trips` where the
     loop is not of that form (a single comparison of the loop variable, an additive step of one
     value for all, no other loop's variable in it) or where a parameter nobody gave is in it."""
-    cond = loop.cond
-    if cond is None or cond[0] != "b" or cond[1] not in _COMPARE:
+    compared = _comparison_of(loop.cond, ("s", loop.var)) if loop.cond is not None else None
+    if compared is None or compared[0] not in _COMPARE:
         return trips
-    var = ("s", loop.var)
-    if cond[2] == var:
-        op, bound_expr = cond[1], cond[3]
-    elif cond[3] == var:
-        op, bound_expr = _MIRROR[cond[1]], cond[2]
-    else:
-        return trips
+    op, bound_expr = compared
     block = None
     bound_syms = S.symbols(bound_expr)
     if not bound_syms.isdisjoint(_THREAD_IDS):

@@ -454,9 +454,7 @@ def _function_macros(src: bytes) -> dict[bytes, tuple[list[bytes], bytes, bool]]
     for m in _directives(_FUNC_MACRO, src):
         name = m.group(1)
         params = [p.strip() for p in m.group(2).split(b",") if p.strip()]
-        body = m.group(3).replace(b"\\\n", b" ").strip()
-        if b"//" in body or b"/*" in body:
-            body = re.sub(rb"/\*.*?\*/|//.*", b" ", body).strip()
+        body = _macro_body(m.group(3))
         if any(not re.fullmatch(rb"[A-Za-z_]\w*", p_) for p_ in params):
             continue    # variadic (`...`) or malformed
         if _STATEMENT_START.match(body):
@@ -473,6 +471,14 @@ def _function_macros(src: bytes) -> dict[bytes, tuple[list[bytes], bytes, bool]]
     return macros
 
 
+def _macro_body(raw: bytes) -> bytes:
+    """A #define's body as one line: continuation lines joined, comments dropped."""
+    body = raw.replace(b"\\\n", b" ").strip()
+    if b"//" in body or b"/*" in body:
+        body = re.sub(rb"/\*.*?\*/|//.*", b" ", body).strip()
+    return body
+
+
 def _object_macros(src: bytes, skip) -> dict[bytes, bytes]:
     """Object-like macros defined in the file whose body is an expression of the thread geometry
     (`#define WARPS (blockDim.x / 32)`, `#define TID (blockIdx.x * blockDim.x + threadIdx.x)`):
@@ -482,9 +488,7 @@ def _object_macros(src: bytes, skip) -> dict[bytes, bytes]:
     ambiguous = set()
     for m in _directives(_OBJECT_MACRO, src):
         name = m.group(1)
-        body = m.group(2).replace(b"\\\n", b" ").strip()
-        if b"//" in body or b"/*" in body:
-            body = re.sub(rb"/\*.*?\*/|//.*", b" ", body).strip()
+        body = _macro_body(m.group(2))
         if name in skip or not _GEOMETRY.search(body) or len(body) > _MACRO_BODY_MAX or \
                 _NOT_EXPRESSION.search(body) or not _matching_parens(body):
             continue
@@ -536,11 +540,9 @@ def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
         return src, ()
     # group f: a function-like macro's invocation; group o: an object-like one's use
     names = [rb"\b(?P<f>" + b"|".join(re.escape(n) for n in macros) + rb")[ \t]*\("] if macros else []
-    object_use = None
     if objects:
-        object_use = rb"\b(?P<o>" + b"|".join(re.escape(n) for n in objects) + rb")\b(?![ \t]*\()"
-        names.append(object_use)
-        object_use = re.compile(object_use)
+        names.append(rb"\b(?P<o>" + b"|".join(re.escape(n) for n in objects) + rb")\b(?![ \t]*\()")
+    object_use = re.compile(names[-1]) if objects else None
     pattern = re.compile(b"|".join(names))
     out = bytearray()
     shifts = []

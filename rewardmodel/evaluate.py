@@ -393,10 +393,13 @@ def tuning_md(result: dict) -> list[str]:
              "",
              "| depth | colsample | pairwise acc. by seed | mean pairwise | mean Spearman ρ | mean top-1 regret median | mean MAPE |",
              "| ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
+    def mean(runs, attr):    # shown as a dash where a seed had no figure (`_mean`, for choosing, counts it -1)
+        return float(np.mean([math.nan if getattr(s, attr) is None else getattr(s, attr) for s in runs.values()]))
+
     for (depth, cs), runs in tuning.items():
         by_seed = ", ".join(_fmt(runs[s].pairwise) for s in seeds)
-        lines.append(f"| {depth} | {cs} | {by_seed} | {_mean(runs, 'pairwise'):.3f} | {_mean(runs, 'spearman'):.3f} | "
-                     f"{_fmt(_mean(runs, 'regret_median'), True)} | {_fmt(_mean(runs, 'mape'), True)} |")
+        lines.append(f"| {depth} | {cs} | {by_seed} | {_fmt(mean(runs, 'pairwise'))} | {_fmt(mean(runs, 'spearman'))} | "
+                     f"{_fmt(mean(runs, 'regret_median'), True)} | {_fmt(mean(runs, 'mape'), True)} |")
     return lines
 
 

@@ -21,6 +21,10 @@ cdef class _Walker:
     cdef public dict type_args, consts, env, ptrs, types, _tuples, arrays, array_ptrs, loaded
     cdef public list loops, guards, function_stack, returns, _assign_scans
     cdef public set scalar_params, restrict
+    cdef public Py_ssize_t breaks
+    cdef public dict unrolled
+    cdef public object pragmas
+    cdef public list _sizes
 
     cpdef str text(self, node)
     cpdef str written(self, node)
@@ -44,6 +48,9 @@ cdef class _Walker:
     cpdef with_assignments_opaque(self, body)
     cpdef for_statement(self, st)
     cpdef _loop(self, cond_node, line, var, init_value, step, body, update, changed, kind)
+    cpdef _note_unrolled(self, Py_ssize_t mark, loop_sym, init, cond, step, Py_ssize_t line)
+    cpdef bint _floating(self, node) except -1
+    cpdef bint _unrolled_condition(self, cond) except -1
     cpdef _carried(self, changed, var, line, iter_sym, body, update)
     cpdef _continues(self, body)
     cpdef _constant_trips(self, var, init, cond, step, loop_sym, body)

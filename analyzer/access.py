@@ -19,6 +19,7 @@ from . import symbolic as S
 from ._records import fast_init
 from .parse import DOUBLE_TYPES, FIELD, FLOAT_TYPES, Function, Program, code_children, count, type_size
 from .symbolic import Expr
+from .vectorize import merge_shared, unroll_factor
 
 MAX_EXPR = 400          # node budget of a substituted expression before it becomes opaque
 MAX_INLINE_DEPTH = 3    # __device__ helpers inlined into their callers, this deep
@@ -322,6 +323,14 @@ def _symbols_of(values) -> set:
 
 
 _EARLY_EXIT = re.compile(r"\b(?:break|return|goto)\b")
+# Calls whose code has a slow path (a branch): a loop around one is no single basic block, and
+# the compiler merges no accesses across its iterations (analyzer/vectorize.py). Read off SASS:
+# expf, logf, powf, tanhf, erff, rsqrtf, integer division and the __ intrinsics have none.
+_BRANCHING_CALLS = frozenset(("sinf", "cosf", "tanf", "sincosf", "sin", "cos", "tan", "sincos", "sqrtf", "sqrt"))
+_PRAGMA_UNROLL_COUNT = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(unroll|nounroll)\b[ \t(]*([A-Za-z_0-9]*)[^\n]*\n"
+                                  rb"(?:[ \t]*(?://[^\n]*)?\n)*", re.M)
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_FLOAT_LITERAL = re.compile(r"(?<![xX\w])(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)|\b\d+[fF]\b|\b(?:float|double|half)\b")
 _MAX_CONSTANT_TRIPS = 1 << 16     # a longer loop's count is not worth walking to
 _CONTINUE = re.compile(rb"\bcontinue\b")
 _LOOPS = frozenset(("for_statement", "while_statement", "do_statement", "for_range_loop"))
@@ -483,7 +492,39 @@ def analyze(program: Program, kernel: Function, template_args: dict[str, int | s
         walker.run()
     except RecursionError:
         walker.out.notes.append("nesting too deep: analysis of this kernel stopped early")
+    # shared accesses as the compiler issues them: merged into 8/16-byte ones over unrolled loops
+    walker.out.accesses = merge_shared(walker.out.accesses, walker.unrolled)
     return walker.out
+
+
+def _counted_trips(loop_sym, init, cond, step) -> int | None:
+    """The trip count of `for (v = A; v < B; ++v)` (also `<=`, `!=`) with A and B constants: the
+    loops a register tile unrolls. None for any other loop."""
+    if (loop_sym is not None and cond is not None and init[0] == "c" and type(init[1]) is int
+            and step is not None and step[0] == "+=" and step[1] == ("c", 1) and cond[0] == "b"
+            and cond[2] == ("s", loop_sym) and cond[3][0] == "c" and type(cond[3][1]) is int
+            and cond[1] in ("<", "<=", "!=")):
+        trips = cond[3][1] - init[1] + (cond[1] == "<=")
+        return trips if trips >= 1 else None
+    return None
+
+
+def unroll_pragmas(source: bytes, consts) -> dict[int, int]:
+    """Line of a loop -> its `#pragma unroll` count: 0 for none given (unroll whole), N for
+    `#pragma unroll N` (a number or a known constant), 1 for `nounroll`."""
+    out: dict[int, int] = {}
+    if b"pragma" not in source:
+        return out
+    for m in _PRAGMA_UNROLL_COUNT.finditer(source):
+        count = 0
+        if m.group(1) == b"nounroll":
+            count = 1
+        elif m.group(2):
+            word = m.group(2).decode()
+            v = int(word) if word.isdigit() else consts.get(word)
+            count = v if type(v) is int and v >= 1 else 0
+        out[source.count(b"\n", 0, m.end()) + 1] = count
+    return out
 
 
 class _Walker:
@@ -519,6 +560,13 @@ class _Walker:
         self.function_stack: list[str] = [kernel.name]
         self.returns: list[list[Expr]] = []
         self.counter = 0
+        # basic blocks for the compiler's merging of shared accesses (analyzer/vectorize.py):
+        # `breaks` counts what splits one (a branch, a barrier...); a loop whose walk left it as
+        # it was, with a constant count, goes into `unrolled` (loop symbol -> trips, unrolled)
+        self.breaks = 0
+        self.unrolled: dict[str, tuple[int, int]] = {}
+        self.pragmas = None     # unroll_pragmas of the file, made when first needed
+        self._sizes: list[int] = []   # per open loop: iterations of the nests unrolled in it
         self._tuples: dict[tuple, tuple] = {}
         self._assign_scans: list[tuple] = []    # (start, end, assignments) of each range queried
         arrays = {a.name: a for a in program.globals_}
@@ -678,7 +726,10 @@ class _Walker:
             vals = [self.expr(c) for c in st.named_children]
             if self.returns and vals:
                 self.returns[-1].append(vals[0])
+        elif t in ("break_statement", "continue_statement", "goto_statement"):
+            self.breaks += 1
         elif t in ("switch_statement",):
+            self.breaks += 1
             cond = st.child_by_field_id(F_CONDITION)
             c = self.expr(cond) if cond is not None else S.UNKNOWN
             body = st.child_by_field_id(F_BODY)
@@ -786,6 +837,8 @@ class _Walker:
     def if_statement(self, st) -> Expr | None:
         cond_node = st.child_by_field_id(F_CONDITION)
         cond = self.expr(cond_node) if cond_node is not None else S.UNKNOWN
+        if cond[0] != "c" and not self._unrolled_condition(cond):
+            self.breaks += 1
         line, col = st.start_point[0] + 1, st.start_point[1] + 1
         self.out.branches.append(Branch(cond, line, col, self._tuple(self.loops), self._tuple(self.guards),
                                         self.text(cond_node) if cond_node is not None else ""))
@@ -938,6 +991,8 @@ class _Walker:
                 if s != loop_sym:
                     self.g.add_edge(s, loop_sym)
         loop = Loop(loop_sym, init_value, cond, step, line, kind, iter_sym)
+        mark = self.breaks
+        self._sizes.append(1)
         self.loops.append(loop)
         if cond is not None:
             self.guards.append(cond)
@@ -948,6 +1003,7 @@ class _Walker:
         if cond is not None:
             self.guards.pop()
         self.loops.pop()
+        self._note_unrolled(mark, loop_sym, init_value, cond, step, line)
         trips = None
         for _, closed in carried:
             if closed is not None:
@@ -965,6 +1021,25 @@ class _Walker:
                 self.env[var] = self.fresh(var, line, {loop_sym})
             else:
                 self.env.pop(var, None)
+
+    def _note_unrolled(self, mark: int, loop_sym, init, cond, step, line: int) -> None:
+        """After a loop's walk: into `unrolled` where the compiler unrolls it into one basic block
+        (nothing in it split one, a constant count from a constant start by 1); else it splits
+        the blocks of the loops around it (a loop it does not unroll whole branches back)."""
+        inner = self._sizes.pop()     # iterations of the largest loop nest unrolled inside
+        trips = _counted_trips(loop_sym, init, cond, step)
+        if trips is None:
+            self.breaks += 1
+            return
+        if self.pragmas is None:
+            self.pragmas = unroll_pragmas(self.p.original, self.consts)
+        factor = unroll_factor(trips, self.pragmas.get(line), inner)
+        if factor > 1 and self.breaks == mark:
+            self.unrolled[loop_sym] = (trips, factor)
+        if factor < trips:
+            self.breaks += 1
+        elif self._sizes:
+            self._sizes[-1] = max(self._sizes[-1], trips * inner)
 
     def _carried(self, changed: dict[str, list], var: str | None, line: int, iter_sym: str, body,
                  update) -> list[tuple]:
@@ -1150,6 +1225,7 @@ class _Walker:
         return None
 
     def while_statement(self, st) -> None:
+        self.breaks += 1      # not unrolled (a counted while loop is rare): a branch
         line = st.start_point[0] + 1
         body = st.child_by_field_id(F_BODY)
         cond_node = st.child_by_field_id(F_CONDITION)
@@ -1267,12 +1343,15 @@ class _Walker:
             return ("u", o, arg)
         if t == "conditional_expression":
             c = self.expr(node.child_by_field_id(F_CONDITION))
+            before = len(self.out.accesses)
             self.guards.append(c)
             a = self.expr(node.child_by_field_id(F_CONSEQUENCE))
             self.guards.pop()
             self.guards.append(S.binop("==", c, ("c", 0)))
             b = self.expr(node.child_by_field_id(F_ALTERNATIVE))
             self.guards.pop()
+            if len(self.out.accesses) != before:
+                self.breaks += 1    # an arm that accesses memory is a branch (a select otherwise)
             return ("?:", c, a, b)
         if t == "cast_expression":
             tnode = node.child_by_field_id(F_TYPE)
@@ -1434,7 +1513,45 @@ class _Walker:
         b = self.expr(right)
         if op in ("+", "-", "*", "/"):
             self.out.flops_per_thread += 1
+            if op == "/" and self.loops and b[0] != "c" and self._floating(node):
+                self.breaks += 1    # IEEE division has a slow path
         return S.binop(op, a, b)
+
+    def _floating(self, node) -> bool:
+        """Whether an operand (or either operand of a division) is floating-point as written: a
+        float literal, a cast to a floating type, a variable of one; a cast to another type is
+        not (`(int)v / n`)."""
+        k = _KINDS[node.kind_id]
+        while k == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+            k = _KINDS[node.kind_id]
+        if k == "binary_expression":
+            left = node.child_by_field_id(F_LEFT)
+            right = node.child_by_field_id(F_RIGHT)
+            return (left is not None and self._floating(left)) or (right is not None and self._floating(right))
+        if k == "cast_expression":
+            tnode = node.child_by_field_id(F_TYPE)
+            ty = self.text(tnode) if tnode is not None else ""
+            return "float" in ty or "double" in ty or "half" in ty
+        text = self.text(node)
+        if _FLOAT_LITERAL.search(text):
+            return True
+        for name in _IDENTIFIER.findall(text):
+            ty = self.types.get(name)
+            if ty is not None and ("float" in ty or "double" in ty or "half" in ty):
+                return True
+        return False
+
+    def _unrolled_condition(self, cond) -> bool:
+        """A condition on the counters of constant-count loops alone (`if (j < 3)` in `j < 4`):
+        a constant in each unrolled copy, no branch."""
+        syms = S.symbols(cond)
+        if not syms:
+            return False
+        for lp in self.loops:
+            if lp.var in syms and _counted_trips(lp.var, lp.init, lp.cond, lp.step) is not None:
+                syms = syms - {lp.var}
+        return not syms
 
     def assignment(self, node) -> Expr:
         left = node.child_by_field_id(F_LEFT)
@@ -1508,6 +1625,8 @@ class _Walker:
         args = code_children(args_node) if args_node is not None else []
         name = self.text(fn) if fn is not None else ""
         line, col = node.start_point[0] + 1, node.start_point[1] + 1
+        if name in _BRANCHING_CALLS:
+            self.breaks += 1
         if fn is not None and _KINDS[fn.kind_id] == "template_function":
             base = fn.child_by_field_id(F_NAME)
             base_name = self.text(base) if base is not None else name
@@ -1631,6 +1750,7 @@ class _Walker:
             if lp.cond is not None:
                 conds.append(lp.cond)
         loop_conds = tuple(conds)
+        self.breaks += 1
         b = Barrier(name, line, col, self._tuple(self.loops), self._tuple(self.guards), loop_conds)
         self.loaded.clear()       # other threads' writes become visible
         self.out.barriers.append(b)

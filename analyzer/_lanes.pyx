@@ -94,51 +94,83 @@ def global_sectors(const int64_t[:] addr, const uint8_t[:] active, int64_t size,
             ideal[w] = ceil(<double>(_distinct(elems, n) * size) / 32.0)
 
 
+cdef int _bank_max(int64_t* words, int n) noexcept nogil:
+    """The most distinct words among words[:n] (at most 64) that fall in one of the 32 banks."""
+    cdef int counts[32]
+    cdef int b, i, most = 0
+    n = _distinct(words, n)
+    for b in range(32):
+        counts[b] = 0
+    for i in range(n):
+        b = <int>(words[i] & 31)
+        counts[b] += 1
+        if counts[b] > most:
+            most = counts[b]
+    return most
+
+
+cdef int _gather(const int64_t[:] addr, const uint8_t[:] active, Py_ssize_t start, Py_ssize_t stop,
+                 int per_lane, int64_t* words) noexcept nogil:
+    """The words (4 bytes) lanes start..stop-1 touch where active, into words; their count."""
+    cdef Py_ssize_t l
+    cdef int j, n = 0
+    cdef int64_t word0
+    for l in range(start, stop):
+        if active[l]:
+            word0 = addr[l] >> 2    # floor division by 4, as above
+            for j in range(per_lane):
+                words[n] = word0 + j
+                n += 1
+    return n
+
+
 def shared_wavefronts(const int64_t[:] addr, const uint8_t[:] active, int64_t size,
                       double[:] requests, double[:] wavefronts, double[:] ideal):
-    """Per warp: a request if any lane is active, the wavefronts (in each phase, the largest
-    number of distinct 4-byte words that fall in one of the 32 banks, summed over the phases)
-    and the phases with an active lane (the conflict-free count). Accesses of 1, 2, 4, 8 or 16
-    bytes: 8-byte ones run in two phases of 16 lanes, 16-byte ones in four of 8 lanes."""
-    cdef Py_ssize_t warps = addr.shape[0] // 32, w, l, base
-    cdef int64_t words[32]
-    cdef int counts[32]
-    cdef int64_t word0
-    cdef int per_lane, lanes, phases, p, j, n, i, b, most, total, busy
+    """Per warp: a request if any lane is active, the wavefronts and the conflict-free count.
+    Accesses of 1, 2, 4, 8 or 16 bytes. Up to 4 bytes: one phase of 32 lanes, as many wavefronts
+    as the most distinct words in one bank. 8 and 16 bytes run in phases of 128 bytes (16 or 8
+    lanes), each counted the same, conflict-free once; but the phases of a unit (the warp for 8
+    bytes, each half-warp for 16) go in one pass, conflict-free once, where the distinct bytes of
+    its groups of 8 lanes add up to at most 128 (a broadcast, a few chunks). Measured on the H200
+    (corpus bank_sweep `wide` kernels and register-tiled matmuls' LDS.128)."""
+    cdef Py_ssize_t warps = addr.shape[0] // 32, w, base, u0, g0
+    cdef int64_t words[64]
+    cdef int per_lane, lanes, unit, p, n, total, busy, spread, g, u
     cdef bint any_active
     if size not in (1, 2, 4, 8, 16):
         raise ValueError(f"access size {size} is not 1, 2, 4, 8 or 16 bytes")
     per_lane = 1 if size <= 4 else size // 4
     lanes = 32 if size <= 4 else 128 // size
-    phases = 32 // lanes
+    unit = 32 if size <= 8 else 16          # lanes whose phases may go in one pass
     with nogil:
         for w in range(warps):
             base = w * 32
             total = 0
             busy = 0
             any_active = False
-            for p in range(phases):
-                n = 0
-                for l in range(base + p * lanes, base + (p + 1) * lanes):
-                    if active[l]:
-                        word0 = addr[l] >> 2    # floor division by 4, as above
-                        for j in range(per_lane):
-                            words[n] = word0 + j
-                            n += 1
-                if n == 0:
-                    continue
-                any_active = True
-                n = _distinct(words, n)
-                for b in range(32):
-                    counts[b] = 0
-                most = 0
-                for i in range(n):
-                    b = <int>(words[i] & 31)
-                    counts[b] += 1
-                    if counts[b] > most:
-                        most = counts[b]
-                total += most
-                busy += 1
+            for u in range(32 // unit):
+                u0 = base + u * unit
+                if lanes < unit:
+                    spread = 0      # the distinct bytes of each group of 8 lanes, added up
+                    for g in range(unit // 8):
+                        g0 = u0 + g * 8
+                        n = _gather(addr, active, g0, g0 + 8, per_lane, words)
+                        spread += _distinct(words, n) * 4
+                    if spread == 0:
+                        continue
+                    if spread <= 128:
+                        n = _gather(addr, active, u0, u0 + unit, per_lane, words)
+                        any_active = True
+                        total += _bank_max(words, n)
+                        busy += 1
+                        continue
+                for p in range(unit // lanes):
+                    n = _gather(addr, active, u0 + p * lanes, u0 + (p + 1) * lanes, per_lane, words)
+                    if n == 0:
+                        continue
+                    any_active = True
+                    total += _bank_max(words, n)
+                    busy += 1
             requests[w] = 1.0 if any_active else 0.0
             wavefronts[w] = total
             ideal[w] = busy

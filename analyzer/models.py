@@ -902,34 +902,44 @@ def _shared_piece(a: np.ndarray, m: np.ndarray, size: int) -> tuple[np.ndarray, 
 
 def _shared_wavefronts(a: np.ndarray, m: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """shared_wavefronts in numpy for one instruction's width, on (warps, 32) addresses and
-    active lanes (the C loops' reference)."""
+    active lanes (the C loops' reference: _lanes.shared_wavefronts says what is counted)."""
     if size <= 4:
         return _shared_words(a // 4, m)
-    words_per_lane = size // 4
-    lanes_per_phase = 128 // size
-    phases = 32 // lanes_per_phase
+    k = size // 4
+    lanes = 128 // size                  # lanes of one phase
+    unit = 32 if size <= 8 else 16       # lanes whose phases may go in one pass
     w = a.shape[0]
     word0 = a // 4
-    words = np.stack([word0 + k for k in range(words_per_lane)], axis=2)          # (w, 32, k)
-    words = words.reshape(w, phases, lanes_per_phase * words_per_lane)
-    valid = np.repeat(m[:, :, None], words_per_lane, axis=2).reshape(w, phases, lanes_per_phase * words_per_lane)
-    rows = words.reshape(w * phases, -1)
-    vrows = valid.reshape(w * phases, -1)
-    sentinel = _SENTINEL
-    v = np.where(vrows, rows, sentinel)
-    order = np.argsort(v, axis=1, kind="stable")
-    v = np.take_along_axis(v, order, axis=1)
+    words = np.stack([word0 + j for j in range(k)], axis=2)          # (w, 32, k)
+    valid = np.repeat(m[:, :, None], k, axis=2)
+    phase_max, _ = _bank_counts(words, valid, lanes)                 # (w, phases)
+    _, group_words = _bank_counts(words, valid, 8)                   # (w, 4)
+    unit_max, _ = _bank_counts(words, valid, unit)                   # (w, units)
+    units = 32 // unit
+    spread = group_words.reshape(w, units, unit // 8).sum(axis=2) * 4
+    per_unit = phase_max.reshape(w, units, unit // lanes)
+    one_pass = (spread > 0) & (spread <= 128)
+    wavefronts = np.where(one_pass, unit_max, per_unit.sum(axis=2)).sum(axis=1).astype(np.float64)
+    ideal = np.where(one_pass, 1, (per_unit > 0).sum(axis=2)).sum(axis=1).astype(np.float64)
+    requests = _any(m, axis=1).astype(np.float64)
+    return requests, wavefronts, ideal
+
+
+def _bank_counts(words: np.ndarray, valid: np.ndarray, lanes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per warp and run of `lanes` lanes: the most distinct words in one bank, and the distinct
+    words; words and valid are (warps, 32, words per lane)."""
+    w = words.shape[0]
+    rows = words.reshape(w * (32 // lanes), -1)
+    vrows = valid.reshape(rows.shape)
+    v = np.where(vrows, rows, _SENTINEL)
+    v.sort(axis=1)
     new = np.ones(v.shape, dtype=bool)
     new[:, 1:] = v[:, 1:] != v[:, :-1]
-    new &= v != sentinel
+    new &= v != _SENTINEL
     banks = np.where(new, v % 32, 0)
     row_ids = np.repeat(np.arange(rows.shape[0]), rows.shape[1]).reshape(rows.shape)
     counts = np.bincount((row_ids * 32 + banks)[new], minlength=rows.shape[0] * 32).reshape(rows.shape[0], 32)
-    per_phase = _max(counts, axis=1).reshape(w, phases)
-    wavefronts = _sum(per_phase, axis=1).astype(np.float64)
-    ideal = _sum(per_phase > 0, axis=1).astype(np.float64)
-    requests = _any(m, axis=1).astype(np.float64)
-    return requests, wavefronts, ideal
+    return _max(counts, axis=1).reshape(w, -1), _sum(new, axis=1).reshape(w, -1)
 
 
 def _shared_words(word: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,6 +1,8 @@
 """Hand-checked expectations for the coalescing, bank-conflict and occupancy models."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -124,6 +126,31 @@ def test_wide_and_odd_width_elements(lane_code):
     assert [x[0] for x in models.shared_wavefronts(lanes * 32, act, 32)] == [1, 16, 8]
     # a warp whose lanes are all idle makes no request, whatever the width
     assert [x[0] for x in models.shared_wavefronts(lanes * 12, ~act, 12)] == [0, 0, 0]
+
+
+def test_wide_shared_accesses_count_as_the_h200_does(lane_code):
+    """8- and 16-byte shared loads: the corpus's bank_sweep `wide` kernels (lane l reads chunk
+    (l / G) * A + (l % G) * C) as the H200's counters measured them: wavefronts and conflict-free
+    wavefronts per request. Phases of 128 bytes, but the phases of a unit (the warp for 8 bytes,
+    a half-warp for 16) go in one pass where its groups of 8 lanes read at most 128 distinct
+    bytes together: a broadcast LDS.128 is 2 wavefronts, not 4."""
+    from corpus import store
+    from corpus.families import bank_sweep
+
+    df = store.read()
+    rows = df[(df["family"] == "bank_sweep") & df["variant"].str.startswith("wide_") & df["has_counters"]
+              & (df["pass"] == "main")]
+    assert len(rows) == len(bank_sweep.WIDE_TYPES) * len(bank_sweep.WIDE_PATTERNS)
+    lane = np.arange(32)
+    for _, row in rows.iterrows():
+        p = json.loads(row["params"])
+        width, g, a, c = p["elem_bytes"], p["group"], p["group_step"], p["lane_step"]
+        addr = (((lane // g) * a + (lane % g) * c) * width).astype(np.int64)
+        r, w, ideal = models.shared_wavefronts(addr, np.ones(32, dtype=bool), width)
+        measured_w = row["shld_wavefronts"] / row["shld_requests"]
+        measured_ideal = (row["shld_wavefronts"] - row["shld_bank_conflicts"]) / row["shld_requests"]
+        assert (w[0], ideal[0]) == (pytest.approx(measured_w, rel=0.01), pytest.approx(measured_ideal, rel=0.01)), \
+            row["variant"]
 
 
 def test_c_lane_loops_count_as_numpy_does():

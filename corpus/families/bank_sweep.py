@@ -14,6 +14,15 @@ follows the bank-conflict degree that the analyzer estimates:
 Element types float (4 bytes) and double (8 bytes). The shared arrays are
 volatile so every access in the loop really happens; inputs are integers, so
 ITERS * in is exact in either type and the check is exact.
+
+- `wide`: 8- and 16-byte loads (float2, float4: LDS.64, LDS.128) of a pattern of
+  chunks within each warp: lane l reads chunk (l / G) * A + (l % G) * C of a
+  shared array filled once (G lanes per group, groups A chunks apart, lanes in
+  a group C apart): broadcasts, halves and quarters of a warp reading alike,
+  strides, the rows and columns of a register tile. How the hardware splits a
+  wide request into wavefronts, which the analyzer models. The load's index is
+  `c ^ (it & z)` with z = 0 at launch: the same chunk in every iteration, which
+  the compiler cannot hoist out of the loop.
 """
 from __future__ import annotations
 
@@ -35,6 +44,14 @@ ELEMS = {"f32": ("float32", "float", 4), "f64": ("float64", "double", 8)}
 STRIDE_BLOCKS = {"f32": (128, 256), "f64": (64, 128)}   # BLOCK*33*elem stays under 48 KB of static shared
 PADS = (0, 1, 2)
 TILE_ROWS = (8, 32)                           # blockDim.y of the tile kernel
+WIDE_SIZE = 1 << 20
+WIDE_BLOCK = 128
+WIDE_TYPES = {"v2": ("float2", 8), "v4": ("float4", 16)}
+# (G, A, C): lane l reads chunk (l / G) * A + (l % G) * C
+WIDE_PATTERNS = ((32, 0, 0), (16, 1, 0), (16, 2, 0), (16, 8, 0), (32, 0, 1), (16, 0, 1), (8, 0, 1),
+                 (8, 16, 0), (8, 0, 2), (8, 1, 0), (4, 1, 0), (2, 1, 0), (32, 0, 2), (32, 0, 8),
+                 (8, 0, 4), (16, 4, 1), (16, 32, 2), (8, 2, 1))
+WIDE_CHUNKS = 512
 VALUE_RANGE = 1000                            # inputs are integers in [-1000, 1000]
 SEED = 16
 
@@ -99,6 +116,44 @@ _TILE = """
 """
 
 
+_WIDE = """
+    #define BLOCK $B
+    #define ITERS $ITERS
+    #define G $G
+    #define A $A
+    #define C $C
+    #define CHUNKS $CHUNKS
+    typedef $V V;
+    extern "C" __global__ void __launch_bounds__(BLOCK)
+    bank_wide(const float* __restrict__ in, float* __restrict__ out, int n, int z)
+    {
+        __shared__ V smem[CHUNKS];
+        const float part = 1.0f / (sizeof(V) / sizeof(float));   // a chunk's parts add up to 1
+        for (int k = threadIdx.x; k < CHUNKS; k += BLOCK) {
+            V fill;
+            float* f = reinterpret_cast<float*>(&fill);
+            for (int q = 0; q < (int)(sizeof(V) / sizeof(float)); ++q) f[q] = part;
+            smem[k] = fill;
+        }
+        __syncthreads();
+        int i = blockIdx.x * BLOCK + threadIdx.x;
+        int lane = threadIdx.x % 32;
+        int c = (lane / G) * A + (lane % G) * C;
+        float v = i < n ? in[i] : 0.0f;
+        float acc = 0.0f;
+        for (int it = 0; it < ITERS; ++it) {
+            V r = smem[c ^ (it & z)];
+            const float* f = reinterpret_cast<const float*>(&r);
+            float sum = 0.0f;
+    #pragma unroll
+            for (int q = 0; q < (int)(sizeof(V) / sizeof(float)); ++q) sum += f[q];
+            acc += sum * v;
+        }
+        if (i < n) out[i] = acc;
+    }
+"""
+
+
 def problem(n: int, dtype: str, seed: int = SEED) -> Problem:
     if dtype not in ("float32", "float64"):
         raise ValueError(f"unsupported dtype {dtype!r}; expected float32 or float64")
@@ -112,6 +167,26 @@ def source(kind: str, ctype: str, block: int = 0, stride: int = 0, pad: int = 0,
     if kind == "stride":
         return render(_STRIDE, B=block, STRIDE=stride, ITERS=ITERS, T=ctype), "bank_stride"
     return render(_TILE, PAD=pad, ROWS=rows, ITERS=ITERS, T=ctype), "bank_tile"
+
+
+def wide_samples(n: int = WIDE_SIZE) -> list[Sample]:
+    """The `wide` kernels: each pattern of WIDE_PATTERNS with 8- and 16-byte loads."""
+    size = f"n{count_label(n)}_f32"
+    kw = {"n": n, "dtype": "float32", "seed": SEED}
+    args = (Buffer("x", "float32", n), Buffer("y", "float32", n, "out"), Scalar("n", "int32", n),
+            Scalar("z", "int32", 0))
+    out = []
+    for tag, (vtype, width) in WIDE_TYPES.items():
+        for g, a, c in WIDE_PATTERNS:
+            src = render(_WIDE, B=WIDE_BLOCK, ITERS=ITERS, G=g, A=a, C=c, CHUNKS=WIDE_CHUNKS, V=vtype)
+            out.append(make_sample(
+                NAME, BASELINE, variant=f"wide_{tag}_g{g}_a{a}_c{c}", size=size, source=src, kernel="bank_wide",
+                grid=(cdiv(n, WIDE_BLOCK), 1, 1), block=(WIDE_BLOCK, 1, 1), args=args, problem_kwargs=kw,
+                params={"kind": "wide", "block": WIDE_BLOCK, "group": g, "group_step": a, "lane_step": c,
+                        "elem_bytes": width, "iters": ITERS},
+                bytes=8 * n, flops=ITERS * n, atol=0.0, rtol=0.0,
+            ))
+    return out
 
 
 def task_samples(n: int, dtype: str, strides: tuple[int, ...] = STRIDES) -> list[Sample]:
@@ -147,4 +222,4 @@ def task_samples(n: int, dtype: str, strides: tuple[int, ...] = STRIDES) -> list
 
 def samples() -> list[Sample]:
     return [s for n in SIZES for dtype, _, _ in ELEMS.values()
-            for s in task_samples(n, dtype, STRIDES if n == FULL_SWEEP_SIZE else SUBSET_STRIDES)]
+            for s in task_samples(n, dtype, STRIDES if n == FULL_SWEEP_SIZE else SUBSET_STRIDES)] + wide_samples()

@@ -163,6 +163,14 @@ def test_eval_pipeline_writes_the_report(table, tmp_path):
     assert set(result["tuning"]) == {(3, 0.5), (3, 0.8)} and result["colsample_bytree"] in (0.5, 0.8)
     kept = result["tuning"][(result["max_depth"], result["colsample_bytree"])]
     assert set(kept) == {0, 1, 2} and result["seeds"] == {1: kept[1], 2: kept[2]}
+    # ... on the held-out families and the hand-written kernels alike
+    hand = result["tuning_handwritten"]
+    assert set(hand) == set(result["tuning"])
+
+    def chosen_on(k):
+        both = [result["tuning"][k]] + ([hand[k]] if hand[k] else [])
+        return sum(evaluate._mean(r, "pairwise") for r in both) / len(both)
+    assert chosen_on((3, result["colsample_bytree"])) == max(chosen_on(k) for k in result["tuning"])
     out = tmp_path / "EVAL.md"
     text = evaluate.write_markdown(result, table, {}, out)
     assert out.read_text() == text and "## Held-out families" in text and "roofline" in text

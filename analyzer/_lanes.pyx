@@ -95,10 +95,9 @@ def global_sectors(const int64_t[:] addr, const uint8_t[:] active, int64_t size,
 
 
 cdef int _bank_max(int64_t* words, int n) noexcept nogil:
-    """The most distinct words among words[:n] (at most 64) that fall in one of the 32 banks."""
+    """The most words among words[:n] (distinct) that fall in one of the 32 banks."""
     cdef int counts[32]
     cdef int b, i, most = 0
-    n = _distinct(words, n)
     for b in range(32):
         counts[b] = 0
     for i in range(n):
@@ -109,19 +108,39 @@ cdef int _bank_max(int64_t* words, int n) noexcept nogil:
     return most
 
 
-cdef int _gather(const int64_t[:] addr, const uint8_t[:] active, Py_ssize_t start, Py_ssize_t stop,
-                 int per_lane, int64_t* words) noexcept nogil:
-    """The words (4 bytes) lanes start..stop-1 touch where active, into words; their count."""
+cdef int _lane_words(const int64_t[:] addr, const uint8_t[:] active, Py_ssize_t start, Py_ssize_t stop,
+                     int64_t size, int64_t* words) noexcept nogil:
+    """The distinct words (4 bytes) that lanes start..stop-1 touch where active, into words (at
+    most 64); their count. Elements of 4 bytes or more at multiples of their size coincide or do
+    not overlap: their distinct addresses are found first (few, in a broadcast), then spelled out."""
     cdef Py_ssize_t l
-    cdef int j, n = 0
+    cdef int n = 0, d, i, j, per_lane = 1 if size <= 4 else <int>(size // 4)
+    cdef bint aligned = size >= 4
+    cdef int64_t lane_addr[32]
     cdef int64_t word0
+    for l in range(start, stop):
+        if active[l]:
+            lane_addr[n] = addr[l]
+            if addr[l] & (size - 1):
+                aligned = False
+            n += 1
+    if n == 0:
+        return 0
+    if aligned:
+        d = _distinct(lane_addr, n)
+        for i in range(d):
+            word0 = lane_addr[i] >> 2
+            for j in range(per_lane):
+                words[i * per_lane + j] = word0 + j
+        return d * per_lane
+    n = 0
     for l in range(start, stop):
         if active[l]:
             word0 = addr[l] >> 2    # floor division by 4, as above
             for j in range(per_lane):
                 words[n] = word0 + j
                 n += 1
-    return n
+    return _distinct(words, n)
 
 
 def shared_wavefronts(const int64_t[:] addr, const uint8_t[:] active, int64_t size,
@@ -133,14 +152,13 @@ def shared_wavefronts(const int64_t[:] addr, const uint8_t[:] active, int64_t si
     bytes, each half-warp for 16) go in one pass, conflict-free once, where the distinct bytes of
     its groups of 8 lanes add up to at most 128 (a broadcast, a few chunks). Measured on the H200
     (corpus bank_sweep `wide` kernels and register-tiled matmuls' LDS.128)."""
-    cdef Py_ssize_t warps = addr.shape[0] // 32, w, base, u0, g0
+    cdef Py_ssize_t warps = addr.shape[0] // 32, w, base, u0
     cdef int64_t words[64]
-    cdef int per_lane, lanes, unit, p, n, total, busy, spread, g, u
+    cdef int lanes, unit, p, n, total, busy, spread, g, u
     cdef bint any_active
     if size not in (1, 2, 4, 8, 16):
         raise ValueError(f"access size {size} is not 1, 2, 4, 8 or 16 bytes")
-    per_lane = 1 if size <= 4 else size // 4
-    lanes = 32 if size <= 4 else 128 // size
+    lanes = 32 if size <= 4 else <int>(128 // size)
     unit = 32 if size <= 8 else 16          # lanes whose phases may go in one pass
     with nogil:
         for w in range(warps):
@@ -153,19 +171,19 @@ def shared_wavefronts(const int64_t[:] addr, const uint8_t[:] active, int64_t si
                 if lanes < unit:
                     spread = 0      # the distinct bytes of each group of 8 lanes, added up
                     for g in range(unit // 8):
-                        g0 = u0 + g * 8
-                        n = _gather(addr, active, g0, g0 + 8, per_lane, words)
-                        spread += _distinct(words, n) * 4
+                        spread += _lane_words(addr, active, u0 + g * 8, u0 + g * 8 + 8, size, words) * 4
+                        if spread > 128:
+                            break
                     if spread == 0:
                         continue
                     if spread <= 128:
-                        n = _gather(addr, active, u0, u0 + unit, per_lane, words)
+                        n = _lane_words(addr, active, u0, u0 + unit, size, words)
                         any_active = True
                         total += _bank_max(words, n)
                         busy += 1
                         continue
                 for p in range(unit // lanes):
-                    n = _gather(addr, active, u0 + p * lanes, u0 + (p + 1) * lanes, per_lane, words)
+                    n = _lane_words(addr, active, u0 + p * lanes, u0 + (p + 1) * lanes, size, words)
                     if n == 0:
                         continue
                     any_active = True

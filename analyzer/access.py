@@ -327,8 +327,10 @@ _EARLY_EXIT = re.compile(r"\b(?:break|return|goto)\b")
 # the compiler merges no accesses across its iterations (analyzer/vectorize.py). Read off SASS:
 # expf, logf, powf, tanhf, erff, rsqrtf, integer division and the __ intrinsics have none.
 _BRANCHING_CALLS = frozenset(("sinf", "cosf", "tanf", "sincosf", "sin", "cos", "tan", "sincos", "sqrtf", "sqrt"))
-_PRAGMA_UNROLL_COUNT = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(unroll|nounroll)\b[ \t(]*([A-Za-z_0-9]*)[^\n]*\n"
-                                  rb"(?:[ \t]*(?://[^\n]*)?\n)*", re.M)
+# led by `#` (a literal to search for); a match is taken where only blanks precede it on its line
+_PRAGMA_UNROLL_COUNT = re.compile(rb"#[ \t]*pragma[ \t]+(unroll|nounroll)\b[ \t(]*([A-Za-z_0-9]*)[^\n]*\n"
+                                  rb"(?:[ \t]*(?://[^\n]*)?\n)*")
+_PRAGMA_LINES: list = [None, {}]     # the last file's source and its pragmas by loop line (unroll_pragmas)
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _FLOAT_LITERAL = re.compile(r"(?<![xX\w])(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)|\b\d+[fF]\b|\b(?:float|double|half)\b")
 _MAX_CONSTANT_TRIPS = 1 << 16     # a longer loop's count is not worth walking to
@@ -515,15 +517,25 @@ def unroll_pragmas(source: bytes, consts) -> dict[int, int]:
     out: dict[int, int] = {}
     if b"pragma" not in source:
         return out
-    for m in _PRAGMA_UNROLL_COUNT.finditer(source):
+    if _PRAGMA_LINES[0] is not source:      # once a file: each of its kernels' walks asks
+        found: dict[int, tuple[bytes, bytes]] = {}
+        line, pos = 1, 0
+        for m in _PRAGMA_UNROLL_COUNT.finditer(source):
+            if source[source.rfind(b"\n", 0, m.start()) + 1:m.start()].strip(b" \t"):
+                continue    # not the first thing on its line
+            line += source.count(b"\n", pos, m.end())
+            pos = m.end()
+            found[line] = (m.group(1), m.group(2))
+        _PRAGMA_LINES[0], _PRAGMA_LINES[1] = source, found
+    for line, (kind, word) in _PRAGMA_LINES[1].items():
         count = 0
-        if m.group(1) == b"nounroll":
+        if kind == b"nounroll":
             count = 1
-        elif m.group(2):
-            word = m.group(2).decode()
-            v = int(word) if word.isdigit() else consts.get(word)
+        elif word:
+            text = word.decode()
+            v = int(text) if text.isdigit() else consts.get(text)
             count = v if type(v) is int and v >= 1 else 0
-        out[source.count(b"\n", 0, m.end()) + 1] = count
+        out[line] = count
     return out
 
 

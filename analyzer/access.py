@@ -209,6 +209,7 @@ class Access:
     loops: tuple[Loop, ...]
     guards: tuple[Expr, ...]  # conditions that hold where the access runs
     function: str             # where it is written (a helper inlined into the kernel, or the kernel)
+    issued: bool = True       # False: the compiler folds it into a neighbour's wider access (vectorize.py)
 
     @property
     def index(self) -> Expr:
@@ -495,19 +496,28 @@ def analyze(program: Program, kernel: Function, template_args: dict[str, int | s
     except RecursionError:
         walker.out.notes.append("nesting too deep: analysis of this kernel stopped early")
     # shared accesses as the compiler issues them: merged into 8/16-byte ones over unrolled loops
-    walker.out.accesses = merge_shared(walker.out.accesses, walker.unrolled)
+    walker.out.accesses = merge_shared(walker.out.accesses, walker.unrolled, walker.blocks)
     return walker.out
 
 
-def _counted_trips(loop_sym, init, cond, step) -> int | None:
-    """The trip count of `for (v = A; v < B; ++v)` (also `<=`, `!=`) with A and B constants: the
-    loops a register tile unrolls. None for any other loop."""
-    if (loop_sym is not None and cond is not None and init[0] == "c" and type(init[1]) is int
-            and step is not None and step[0] == "+=" and step[1] == ("c", 1) and cond[0] == "b"
-            and cond[2] == ("s", loop_sym) and cond[3][0] == "c" and type(cond[3][1]) is int
-            and cond[1] in ("<", "<=", "!=")):
-        trips = cond[3][1] - init[1] + (cond[1] == "<=")
-        return trips if trips >= 1 else None
+_UP = (("+=", ("c", 1)), ("-=", ("c", -1)))
+_DOWN = (("-=", ("c", 1)), ("+=", ("c", -1)))
+
+
+def _counted_trips(loop_sym, init, cond, step) -> tuple[int, int] | None:
+    """(trip count, lowest value of v) of `for (v = A; v < B; ++v)` (also `<=`, `!=`) or
+    `for (v = A; v >= B; --v)` (also `>`, `!=`) with A and B constants: the loops a register tile
+    unrolls. None for any other loop."""
+    if (loop_sym is None or cond is None or step is None or init[0] != "c" or type(init[1]) is not int
+            or cond[0] != "b" or cond[2] != ("s", loop_sym) or cond[3][0] != "c" or type(cond[3][1]) is not int):
+        return None
+    a, b, op = init[1], cond[3][1], cond[1]
+    if step in _UP and op in ("<", "<=", "!="):
+        trips = b - a + (op == "<=")
+        return (trips, a) if trips >= 1 else None
+    if step in _DOWN and op in (">", ">=", "!="):
+        trips = a - b + (op == ">=")
+        return (trips, a - trips + 1) if trips >= 1 else None
     return None
 
 
@@ -574,10 +584,11 @@ class _Walker:
         self.counter = 0
         # basic blocks for the compiler's merging of shared accesses (analyzer/vectorize.py):
         # `breaks` counts what splits one (a branch, a barrier...); a loop whose walk left it as
-        # it was, with a constant count, goes into `unrolled` (loop symbol -> trips, unrolled)
+        # it was, with a constant count, goes into `unrolled` (loop symbol -> trips, unrolled, lowest)
         self.breaks = 0
-        self.unrolled: dict[str, tuple[int, int]] = {}
+        self.unrolled: dict[str, tuple[int, int, int]] = {}
         self.pragmas = None     # unroll_pragmas of the file, made when first needed
+        self.blocks: list[int] = []   # per access recorded, `breaks` then: its basic block
         self._sizes: list[int] = []   # per open loop: iterations of the nests unrolled in it
         self._tuples: dict[tuple, tuple] = {}
         self._assign_scans: list[tuple] = []    # (start, end, assignments) of each range queried
@@ -849,8 +860,9 @@ class _Walker:
     def if_statement(self, st) -> Expr | None:
         cond_node = st.child_by_field_id(F_CONDITION)
         cond = self.expr(cond_node) if cond_node is not None else S.UNKNOWN
-        if cond[0] != "c" and not self._unrolled_condition(cond):
-            self.breaks += 1
+        # a branch splits a basic block where it guards memory accesses or something that splits
+        # one itself; arithmetic alone the compiler turns into selects (`if (t < n) acc += 1.f;`)
+        mark, recorded = self.breaks, len(self.out.accesses)
         line, col = st.start_point[0] + 1, st.start_point[1] + 1
         self.out.branches.append(Branch(cond, line, col, self._tuple(self.loops), self._tuple(self.guards),
                                         self.text(cond_node) if cond_node is not None else ""))
@@ -869,6 +881,9 @@ class _Walker:
                 self.statement(c)
             self.guards.pop()
         after_else = self.env
+        if (cond[0] != "c" and (self.breaks != mark or len(self.out.accesses) != recorded)
+                and not self._unrolled_condition(cond)):
+            self.breaks += 1
         # merge: a variable set differently on the two paths is cond ? a : b
         merged = dict(before)
         for name in set(after_then) | set(after_else):
@@ -1039,15 +1054,16 @@ class _Walker:
         (nothing in it split one, a constant count from a constant start by 1); else it splits
         the blocks of the loops around it (a loop it does not unroll whole branches back)."""
         inner = self._sizes.pop()     # iterations of the largest loop nest unrolled inside
-        trips = _counted_trips(loop_sym, init, cond, step)
-        if trips is None:
+        counted = _counted_trips(loop_sym, init, cond, step)
+        if counted is None:
             self.breaks += 1
             return
+        trips, lowest = counted
         if self.pragmas is None:
             self.pragmas = unroll_pragmas(self.p.original, self.consts)
         factor = unroll_factor(trips, self.pragmas.get(line), inner)
         if factor > 1 and self.breaks == mark:
-            self.unrolled[loop_sym] = (trips, factor)
+            self.unrolled[loop_sym] = (trips, factor, lowest)
         if factor < trips:
             self.breaks += 1
         elif self._sizes:
@@ -1981,6 +1997,7 @@ class _Walker:
         acc = Access(ptr.base, ptr.space, kind, address, ptr.elem_size, ptr.elem_type, line, col,
                      self.written(node)[:80], loops, guards, self.function_stack[-1])
         self.out.accesses.append(acc)
+        self.blocks.append(self.breaks)
         node_id = f"access#{len(self.out.accesses) - 1}"
         # DefUseGraph.add_node(node_id, array=..., ...), inlined: the id is new (one per access)
         g = self.g

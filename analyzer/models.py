@@ -976,6 +976,8 @@ def estimate(access: Access, launch: Launch, *, max_iters: int = 8, max_threads:
         return None
     if S.is_unknown(access.address):
         return None
+    if not access.issued:     # folded into a neighbour's wider access
+        return Estimate(0.0, 0.0, 0.0, 0.0, ())
     base = thread_env(launch, max_threads)
     n = base["threadIdx.x"].shape[0]
     own = access_symbols(access) if needed is None or own is None else own
@@ -1059,6 +1061,9 @@ class EstimateBatch:
             for i, a in enumerate(accesses):
                 if a.space not in ("global", "shared") or S.is_unknown(a.address):
                     continue
+                if not a.issued:     # folded into a neighbour's wider access: no instruction of its own
+                    out[i] = Estimate(0.0, 0.0, 0.0, 0.0, ())
+                    continue
                 ident = (a.space, a.elem_size, a.address, a.loops, a.guards)
                 first = seen.get(ident)
                 if first is not None:
@@ -1118,6 +1123,8 @@ def warp_requests(access: Access, launch: Launch, *, cache: PointCache, needed: 
     with an active lane, over the sampled iterations with their weights (what `Estimate.requests`
     counts). For an access whose address is data-dependent (`estimate` gives None: a gather, a
     histogram's atomics) this is still known, and it is what such an access costs most."""
+    if not getattr(access, "issued", True):     # (a barrier has loops and guards too, no such flag)
+        return 0.0
     env, _, key = cache.bind(launch, needed, defaults, max_threads)
     n = env["threadIdx.x"].shape[0]
     with np.errstate(all="ignore"):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -125,7 +126,9 @@ class Linear:
     def fit(self, X, y):
         from sklearn.linear_model import Ridge
 
-        self.med_ = np.nan_to_num(np.nanmedian(X, axis=0), nan=0.0)
+        with warnings.catch_warnings():   # a feature unknown in every training row: its median, 0
+            warnings.simplefilter("ignore", RuntimeWarning)
+            self.med_ = np.nan_to_num(np.nanmedian(X, axis=0), nan=0.0)
         Xf = np.where(np.isnan(X), self.med_, X)
         self.mu_, self.sd_ = Xf.mean(0), Xf.std(0) + 1e-9
         self.m_ = Ridge(alpha=self.alpha).fit(self._prep(X), self._t(X, y))

@@ -51,6 +51,8 @@ CASES = {
     "unroll2_of_8": (_SH, "#pragma unroll 2\n    for (int j = 0; j < 8; ++j) acc += sh[t * 8 + j];", {(L, 8), (S, 4)}),
     "nounroll": (_SH, _loop4("acc += sh[t * 4 + j];", "#pragma unroll 1\n"), {(L, 4), (S, 4)}),
     "le": (_SH, "#pragma unroll\n    for (int j = 0; j <= 3; ++j) acc += sh[t * 4 + j];", {(L, 16), (S, 4)}),
+    "downward": (_SH, "#pragma unroll\n    for (int j = 3; j >= 0; --j) acc += sh[t * 4 + j];", {(L, 16), (S, 4)}),
+    "downward_gt": (_SH, "    for (int j = 8; j > 0; j -= 1) acc += sh[t * 8 + j - 1];", {(L, 16), (S, 4)}),
     # alignment: what the compiler can prove of the first address
     "stride3": (_SH, _loop4("acc += sh[t * 3 + j];"), {(L, 4), (S, 4)}),
     "stride6": (_SH, _loop4("acc += sh[t * 6 + j];"), {(L, 8), (S, 4)}),
@@ -94,11 +96,37 @@ CASES = {
                 "    acc = sh[t ^ 1];", {(L, 4), (S, 4), (S, 16)}),
 }
 
+# neighbours: accesses at constant distances in one basic block, in any order
+CASES.update({
+    "explicit": (_SH, "    acc += sh[t * 4] + sh[t * 4 + 1] + sh[t * 4 + 2] + sh[t * 4 + 3];", {(L, 16), (S, 4)}),
+    "explicit_reversed": (_SH, "    acc += sh[t * 4 + 3] * 3.f + sh[t * 4 + 2] * 2.f + sh[t * 4 + 1] + sh[t * 4] * 5.f;",
+                          {(L, 16), (S, 4)}),
+    "explicit_pair": (_SH, "    acc += sh[t * 2] * sh[t * 2 + 1];", {(L, 8), (S, 4)}),
+    "explicit8": (_SH, "    acc += " + " + ".join(f"sh[t * 8 + {k}]" for k in range(8)) + ";", {(L, 16), (S, 4)}),
+    "explicit_statements": (_SH, "    float a = sh[t * 4]; float b = sh[t * 4 + 1]; float c = sh[t * 4 + 2];"
+                            " float d = sh[t * 4 + 3];\n    acc = a * b + c * d;", {(L, 16), (S, 4)}),
+    "explicit_select_between": (_SH, "    float a = sh[t * 4]; float b = sh[t * 4 + 1];\n    if (t < n) acc += 1.f;\n"
+                                "    float c = sh[t * 4 + 2]; float d = sh[t * 4 + 3];\n    acc += a * b + c * d;",
+                                {(L, 16), (S, 4)}),
+    "explicit_mod": (_SH, "    acc += " + " + ".join(f"sh[(t % 16) * 4 + {k}]" for k in range(4)) + ";", {(L, 16), (S, 4)}),
+    "explicit_rows": ("    __shared__ float sh[32][32];",
+                      "    acc += " + " + ".join(f"sh[t % 32][(t / 32) * 4 + {k}]" for k in range(4)) + ";", {(L, 16), (S, 4)}),
+    "explicit_stride3": (_SH, "    acc += sh[t * 3] + sh[t * 3 + 1] + sh[t * 3 + 2];", {(L, 4), (S, 4)}),
+    "explicit_stores": (_SH, "    __syncthreads();\n    sh[t * 4] = acc; sh[t * 4 + 1] = acc * 2.f; sh[t * 4 + 2] = acc * 3.f;"
+                        " sh[t * 4 + 3] = acc * 4.f;\n    __syncthreads();\n    acc = sh[t ^ 1];", {(L, 4), (S, 4), (S, 16)}),
+})
+
 # not modelled: name -> (declaration, body, SASS widths, the analyzer's widths)
 LIMITS = {
-    # consecutive statements (no loop), and pairs of accesses per iteration
-    "explicit": (_SH, "    acc += sh[t * 4] + sh[t * 4 + 1] + sh[t * 4 + 2] + sh[t * 4 + 3];",
-                 {(L, 16), (S, 4)}, {(L, 4), (S, 4)}),
+    # the compiler also loads a whole aligned chunk for 3 of its 4 elements, and reads a
+    # repeated address once
+    "explicit_gap": (_SH, "    acc += sh[t * 4] + sh[t * 4 + 1] + sh[t * 4 + 3];", {(L, 16), (S, 4)},
+                     {(L, 4), (L, 8), (S, 4)}),
+    "explicit_unaligned": (_SH, "    acc += sh[t * 4 + 1] + sh[t * 4 + 2] + sh[t * 4 + 3] + sh[t * 4 + 4];",
+                           {(L, 4), (L, 16), (S, 4)}, {(L, 4), (L, 8), (S, 4)}),
+    "explicit_repeated": (_SH, "    acc += sh[t * 4] + sh[t * 4 + 1] + sh[t * 4] * sh[t * 4 + 2] + sh[t * 4 + 3];",
+                          {(L, 16), (S, 4)}, {(L, 4), (L, 16), (S, 4)}),
+    # pairs of accesses per iteration of a loop stepping by 2 (merged over the loop too)
     "step2": (_SH, "#pragma unroll\n    for (int j = 0; j < 8; j += 2) acc += sh[t * 8 + j] * sh[t * 8 + j + 1];",
               {(L, 16), (S, 4)}, {(L, 4), (S, 4)}),
     # a long loop without a pragma is unrolled in part, by a factor that depends on its body
@@ -110,8 +138,6 @@ LIMITS = {
     # a loop with a run-time count, unrolled by 4 with a remainder
     "runtime_count": (_SH, "#pragma unroll\n    for (int j = 0; j < n; ++j) acc += sh[t * 4 + j];", {(L, 4), (L, 8), (S, 4)},
                       {(L, 4), (S, 4)}),
-    "downward": (_SH, "#pragma unroll\n    for (int j = 3; j >= 0; --j) acc += sh[t * 4 + j];", {(L, 16), (S, 4)},
-                 {(L, 4), (S, 4)}),
 }
 
 
@@ -119,7 +145,7 @@ def _model_widths(decl: str, body: str) -> set[tuple[str, int]]:
     program = parse(_kernel("x", decl, body), "case.cu")
     ka = analyze(program, program.kernels[0], {})
     return {(L if a.kind == "load" else S, a.elem_size) for a in ka.accesses
-            if a.space == "shared" and a.kind in ("load", "store")}
+            if a.space == "shared" and a.kind in ("load", "store") and a.issued}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -244,3 +270,25 @@ def test_unroll_pragmas_map_to_the_loop_line():
     src = (b"#define TN 4\nvoid f() {\n#pragma unroll\n  for (;;) {}\n#pragma unroll 2\n\n  // why\n  for (;;) {}\n"
            b"  #pragma unroll TN\n  for (;;) {}\n#pragma nounroll\n  for (;;) {}\n#pragma unroll (8)\n  for (;;) {}\n}\n")
     assert unroll_pragmas(src, {"TN": 4}) == {4: 0, 8: 2, 10: 4, 12: 1, 14: 8}
+
+
+def test_constant_difference():
+    t = ("s", "threadIdx.x")
+    a = ("b", "*", ("b", "%", t, ("c", 16)), ("c", 16))
+    assert V.constant_difference(("b", "+", a, ("c", 8)), a) == 8
+    assert V.constant_difference(a, ("b", "+", a, ("c", 8))) == -8
+    assert V.constant_difference(("b", "*", t, ("c", 4)), ("b", "*", t, ("c", 8))) is None
+    assert V.constant_difference(("b", "+", ("b", "*", t, ("c", 4)), ("c", 12)), ("b", "*", t, ("c", 4))) == 12
+
+
+def test_folded_neighbours_issue_no_request():
+    # four scalar loads of one thread's 16 bytes: one LDS.128 a warp, the other three nothing
+    from analyzer.lint import LaunchSpec
+
+    decl, body, _ = CASES["explicit"]
+    res = lint_source(_kernel("x", decl, body), "x.cu", launches={"k_x": LaunchSpec((128, 1, 1), (1, 1, 1), 0, {})})
+    ctx = res.contexts[0]
+    loads = [(a, e) for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.space == "shared" and a.kind == "load"]
+    assert sorted(a.issued for a, _ in loads) == [False, False, False, True]
+    assert [e.requests for a, e in loads if a.issued] == [4.0]       # 4 warps, one request each
+    assert all(e.requests == 0 for a, e in loads if not a.issued)

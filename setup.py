@@ -20,7 +20,7 @@ from setuptools.command.build_ext import build_ext
 
 COMPILED = [
     "analyzer/_records.py", "analyzer/symbolic.py", "analyzer/access.py", "analyzer/models.py",
-    "analyzer/parse.py", "analyzer/lint.py", "analyzer/suppress.py", "analyzer/resources.py",
+    "analyzer/parse.py", "analyzer/lint.py", "analyzer/suppress.py", "analyzer/resources.py", "analyzer/vectorize.py",
     "analyzer/rules/__init__.py", "analyzer/rules/control.py", "analyzer/rules/memory.py",
     "analyzer/rules/shared.py", "analyzer/rules/occupancy.py", "analyzer/rules/precision.py",
     "analyzer/rules/parsing.py",

@@ -417,6 +417,11 @@ def _left_join(op: str, a: Expr, b: Expr) -> Expr:
     return S.binop(op, a, b)
 
 
+def _floating_type(ty: str) -> bool:
+    """Whether a type as written is a floating-point one (`float`, `const double*`, `half2`...)."""
+    return "float" in ty or "double" in ty or "half" in ty
+
+
 def _may_alias(a: str, b: str, restrict: set) -> bool:
     """Whether arrays `a` and `b` (parameter names) may be one: `__restrict__` says no."""
     return a == b or (a not in restrict and b not in restrict)
@@ -1559,14 +1564,13 @@ class _Walker:
             return (left is not None and self._floating(left)) or (right is not None and self._floating(right))
         if k == "cast_expression":
             tnode = node.child_by_field_id(F_TYPE)
-            ty = self.text(tnode) if tnode is not None else ""
-            return "float" in ty or "double" in ty or "half" in ty
+            return tnode is not None and _floating_type(self.text(tnode))
         text = self.text(node)
         if _FLOAT_LITERAL.search(text):
             return True
         for name in _IDENTIFIER.findall(text):
             ty = self.types.get(name)
-            if ty is not None and ("float" in ty or "double" in ty or "half" in ty):
+            if ty is not None and _floating_type(ty):
                 return True
         return False
 

@@ -903,26 +903,27 @@ def _shared_piece(a: np.ndarray, m: np.ndarray, size: int) -> tuple[np.ndarray, 
 def _shared_wavefronts(a: np.ndarray, m: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """shared_wavefronts in numpy for one instruction's width, on (warps, 32) addresses and
     active lanes (the C loops' reference: _lanes.shared_wavefronts says what is counted)."""
-    if size <= 4:
-        return _shared_words(a // 4, m)
-    k = size // 4
-    lanes = 128 // size                  # lanes of one phase
+    k = max(1, size // 4)                # words a lane touches
+    lanes = 32 if size <= 4 else 128 // size    # lanes of one phase
     unit = 32 if size <= 8 else 16       # lanes whose phases may go in one pass
     w = a.shape[0]
+    units = 32 // unit
     word0 = a // 4
-    words = np.stack([word0 + j for j in range(k)], axis=2)          # (w, 32, k)
+    words = word0[:, :, None] if k == 1 else np.stack([word0 + j for j in range(k)], axis=2)   # (w, 32, k)
     valid = np.repeat(m[:, :, None], k, axis=2)
     phase_max, _ = _bank_counts(words, valid, lanes)                 # (w, phases)
-    _, group_words = _bank_counts(words, valid, 8)                   # (w, 4)
-    unit_max, _ = _bank_counts(words, valid, unit)                   # (w, units)
-    units = 32 // unit
-    spread = group_words.reshape(w, units, unit // 8).sum(axis=2) * 4
     per_unit = phase_max.reshape(w, units, unit // lanes)
-    one_pass = (spread > 0) & (spread <= 128)
-    wavefronts = np.where(one_pass, unit_max, per_unit.sum(axis=2)).sum(axis=1).astype(np.float64)
-    ideal = np.where(one_pass, 1, (per_unit > 0).sum(axis=2)).sum(axis=1).astype(np.float64)
+    wavefronts = per_unit.sum(axis=2)
+    ideal = (per_unit > 0).sum(axis=2)
+    if lanes < unit:
+        _, group_words = _bank_counts(words, valid, 8)               # (w, 4)
+        unit_max, _ = _bank_counts(words, valid, unit)               # (w, units)
+        spread = group_words.reshape(w, units, unit // 8).sum(axis=2) * 4
+        one_pass = (spread > 0) & (spread <= 128)
+        wavefronts = np.where(one_pass, unit_max, wavefronts)
+        ideal = np.where(one_pass, 1, ideal)
     requests = _any(m, axis=1).astype(np.float64)
-    return requests, wavefronts, ideal
+    return requests, wavefronts.sum(axis=1).astype(np.float64), ideal.sum(axis=1).astype(np.float64)
 
 
 def _bank_counts(words: np.ndarray, valid: np.ndarray, lanes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -940,27 +941,6 @@ def _bank_counts(words: np.ndarray, valid: np.ndarray, lanes: int) -> tuple[np.n
     row_ids = np.repeat(np.arange(rows.shape[0]), rows.shape[1]).reshape(rows.shape)
     counts = np.bincount((row_ids * 32 + banks)[new], minlength=rows.shape[0] * 32).reshape(rows.shape[0], 32)
     return _max(counts, axis=1).reshape(w, -1), _sum(new, axis=1).reshape(w, -1)
-
-
-def _shared_words(word: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """shared_wavefronts for accesses of at most 4 bytes: one phase, one word per lane.
-
-    Per warp, the wavefronts are the largest number of distinct words in one bank."""
-    sentinel = _SENTINEL
-    v = np.where(m, word, sentinel)
-    v.sort(axis=1)
-    new = np.empty(v.shape, dtype=bool)
-    new[:, 0] = True
-    np.not_equal(v[:, 1:], v[:, :-1], out=new[:, 1:])
-    new &= v != sentinel
-    rows = v.shape[0]
-    # distinct words per (warp, bank): one bincount over warp*32 + bank
-    idx = (np.arange(rows, dtype=np.int64)[:, None] * 32 + (v & 31))[new]
-    counts = np.bincount(idx, minlength=rows * 32).reshape(rows, 32)
-    wavefronts = _max(counts, axis=1)
-    requests = _any(m, axis=1)
-    ideal = (wavefronts > 0).astype(np.float64)
-    return requests.astype(np.float64), wavefronts.astype(np.float64), ideal
 
 
 def estimate(access: Access, launch: Launch, *, max_iters: int = 8, max_threads: int = MAX_THREADS,

@@ -284,14 +284,14 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     for b in ka.barriers[:16]:
         try:
             barrier_warps += ctx.warp_arrivals(b)
-        except Exception:  # noqa: BLE001 - an unevaluable loop: that barrier is not counted
+        except RecursionError:  # guards nested too deep to evaluate: that barrier is not counted
             pass
     v["branches"] = len(ka.branches)
     div = 0
     for b in ka.branches[:32]:   # a cap: each check evaluates the condition over sampled iterations
         try:
             div += bool(ctx.divergent(b))
-        except Exception:  # noqa: BLE001 - a model failure on one branch must not lose the row
+        except RecursionError:  # a condition nested too deep to evaluate: that branch is not counted
             pass
     v["divergent_branches"] = div
     loops = {lp for x in acc for lp in x.loops} | {lp for b in ka.branches for lp in b.loops}

@@ -15,8 +15,8 @@ import numpy as np
 from . import models
 from . import symbolic as S
 from .access import KernelAccesses, analyze
-from .parse import Function, Program, parse
-from .resources import CompilerUnavailable, Resources, estimate_registers, ptxas_resources
+from .parse import Function, Program, launch_bounds, parse
+from .resources import CompilerUnavailable, Resources, estimate_registers, instance_key, ptxas_resources
 from .rules import FileContext, Finding, KernelContext, Options, Rule, all_rules, prepare_estimates
 from .suppress import scan
 
@@ -97,19 +97,44 @@ def _block_default(kernel_text: str, block_size: int) -> tuple[int, int, int]:
 
 
 def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, settings: LintSettings,
-                   ) -> tuple[models.Launch, str, int, dict[str, int | str]]:
-    """Block, grid, scalar args, dynamic smem and template arguments for a kernel."""
+                   template_args: list[str] | tuple[str, ...] = ()) -> tuple[models.Launch, str, int, dict[str, int | str]]:
+    """Block, grid, scalar args, dynamic smem and template arguments for a kernel.
+
+    Template arguments: `template_args` (from a name expression, `k<256, float>`) over those of
+    the file's first launch of the kernel that gives any; a template kernel the file never
+    launches that way takes those of its first explicit instantiation (`template __global__ void
+    k<256, 2>(...);`), the code a compiler builds from this file."""
     spec = spec or LaunchSpec()
     site = next((l for l in program.launches if l.kernel == kernel.name and l.block is not None), None)
     any_site = site or next((l for l in program.launches if l.kernel == kernel.name), None)
+    targs: dict[str, int | str] = {}
+    texts: tuple[str, ...] = ()
+    instantiated = ""
+    if any_site is not None and any_site.template_args:
+        texts = any_site.template_args
+    elif kernel.template_params and not template_args:
+        inst = next((i for i in program.instantiations if i.kernel == kernel.name), None)
+        if inst is not None:
+            texts = inst.template_args
+            instantiated = f"; template arguments of the explicit instantiation at line {inst.line}"
+    names = list(kernel.template_params)
+    for given in (texts, template_args):
+        for name, text in zip(names, given):
+            v = _int(text, program.constants)
+            targs[name] = v if v is not None else text   # a value, or a type argument
+    bounds = kernel.launch_bounds
+    if bounds is not None and bounds.exprs and any(isinstance(v, int) for v in targs.values()):
+        known = {**program.constants, **{k: v for k, v in kernel.template_params.items() if v is not None},
+                 **{k: v for k, v in targs.items() if isinstance(v, int)}}
+        bounds = launch_bounds(bounds.exprs, known)
     if spec.block is not None:
         block, source = spec.block, "the given launch"
     elif site is not None:
         block, source = site.block, f"the launch at line {site.line}"
-    elif kernel.launch_bounds and kernel.launch_bounds.max_threads:
-        block, source = (kernel.launch_bounds.max_threads, 1, 1), "__launch_bounds__"
+    elif bounds is not None and bounds.max_threads:
+        block, source = (bounds.max_threads, 1, 1), "__launch_bounds__"
         if "threadIdx.y" in program.text(kernel.body):
-            block, source = _block_default(program.text(kernel.body), kernel.launch_bounds.max_threads), "__launch_bounds__ (2-D guess)"
+            block, source = _block_default(program.text(kernel.body), bounds.max_threads), "__launch_bounds__ (2-D guess)"
     else:
         block = _block_default(program.text(kernel.body), settings.block_size)
         source = f"the default block size {settings.block_size}"
@@ -120,13 +145,7 @@ def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, 
     else:
         grid = (1024, 1, 1) if block[1] == 1 else (64, 64, 1)
     smem = spec.smem if spec.smem is not None else (site.smem if site is not None and site.smem else 0)
-    targs: dict[str, int | str] = {}
-    if any_site is not None and any_site.template_args:
-        names = list(kernel.template_params)
-        for name, text in zip(names, any_site.template_args):
-            v = _int(text, program.constants)
-            targs[name] = v if v is not None else text
-    return models.Launch(tuple(block), tuple(grid), dict(spec.args)), source, int(smem or 0), targs
+    return models.Launch(tuple(block), tuple(grid), dict(spec.args)), source + instantiated, int(smem or 0), targs
 
 
 def _int(text: str, consts) -> int | None:
@@ -146,7 +165,8 @@ def _name_expressions(program: Program, kernels: list[str] | None) -> tuple[str,
 
 
 def _resources(program: Program, kernel: Function, settings: LintSettings, cache: dict, notes: list[str],
-               name_expressions: tuple[str, ...] = ()) -> Resources:
+               name_expressions: tuple[str, ...] = (), template_args: Mapping[str, int | str] | None = None
+               ) -> Resources:
     if settings.ptxas:
         if "table" not in cache:
             try:
@@ -154,7 +174,12 @@ def _resources(program: Program, kernel: Function, settings: LintSettings, cache
             except CompilerUnavailable as exc:
                 cache["table"] = {}
                 notes.append(f"ptxas unavailable ({exc}); registers are static estimates")
-        found = cache["table"].get(kernel.name)
+        table = cache["table"]
+        found = None
+        values = [(template_args or {}).get(name) for name in kernel.template_params]
+        if values and all(isinstance(v, int) for v in values):   # the instance analyzed, where the log names it
+            found = table.get(instance_key(kernel.name, values))
+        found = found or table.get(kernel.name)
         if found is not None:
             return found
     return estimate_registers(program, kernel)
@@ -235,15 +260,12 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
             full, expr_targs = wanted[kernel.name]
             spec = launches.get(full, spec)
         try:
-            launch, source_of_block, smem, targs = resolve_launch(program, kernel, spec, settings)
-            for name, text in zip(kernel.template_params, expr_targs):
-                v = _int(text, program.constants)
-                targs[name] = v if v is not None else text  # a value, or a type argument
+            launch, source_of_block, smem, targs = resolve_launch(program, kernel, spec, settings, expr_targs)
             ka: KernelAccesses = analyze(program, kernel, targs)
             for note in ka.notes:
                 result.notes.append(f"{path}:{kernel.line}: kernel {kernel.name}: {note}")
             resources = _resources(program, kernel, settings, res_cache, result.notes,
-                                   _name_expressions(program, kernels) if settings.ptxas else ())
+                                   _name_expressions(program, kernels) if settings.ptxas else (), targs)
             ctx = KernelContext(program, kernel, ka, launch, source_of_block, arch, resources, settings.options,
                                 launch_smem=smem)
             contexts.append(ctx)

@@ -111,6 +111,8 @@ class SharedArray:
 class LaunchBounds:
     max_threads: int | None
     min_blocks: int | None
+    # the arguments as written: a template parameter's value is known only for an instantiation
+    exprs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -147,6 +149,16 @@ class Launch:
 
 @fast_init
 @dataclass(frozen=True)
+class Instantiation:
+    """An explicit instantiation of a template kernel (`template __global__ void k<256, 2>(...);`):
+    the template arguments a kernel the file never launches is compiled with."""
+    kernel: str
+    template_args: tuple[str, ...]
+    line: int
+
+
+@fast_init
+@dataclass(frozen=True)
 class ParseError:
     line: int
     col: int
@@ -176,6 +188,7 @@ class Program:
     # how far later offsets of `source` lie past those of `original`)
     original: bytes | None = field(default=None, repr=False, compare=False)   # None: `source`
     shifts: tuple[tuple[int, int], ...] = field(default=(), repr=False, compare=False)
+    instantiations: list[Instantiation] = field(default_factory=list)   # in source order
 
     def __post_init__(self) -> None:
         if self.original is None:
@@ -662,6 +675,13 @@ def eval_constant(text: str, known: dict[str, int | float]) -> int | float | Non
         return None
 
 
+def launch_bounds(exprs: tuple[str, ...], known: dict[str, int | float]) -> LaunchBounds:
+    """`__launch_bounds__(exprs...)` evaluated over known names (a template kernel's: its
+    arguments; unknown ones leave that bound None)."""
+    nums = [count(eval_constant(e, known), 1, 1 << 31) for e in exprs]
+    return LaunchBounds(nums[0] if nums else None, nums[1] if len(nums) > 1 else None, exprs)
+
+
 @lru_cache(maxsize=4096)
 def _parse_constant(text: str):
     """The Python AST of a C constant expression (casts dropped), or None; only read, never changed."""
@@ -779,6 +799,7 @@ class _Builder:
         self.constants: dict[str, int | float] = {}
         self.functions: list[Function] = []
         self.launches: list[Launch] = []
+        self.instantiations: list[Instantiation] = []
         self.globals_: list[SharedArray] = []
         self.errors: list[ParseError] = []
         self.structs: dict[str, int] = {}
@@ -834,6 +855,8 @@ class _Builder:
             elif t in ("struct_specifier", "class_specifier"):
                 self._struct(node)
                 stack.extend((c, tparams) for c in reversed(node.children))
+            elif t == "template_instantiation":
+                self._instantiation(node)
             elif t == "call_expression":
                 self._maybe_launch(node)
                 stack.extend((c, tparams) for c in reversed(node.children))
@@ -852,7 +875,7 @@ class _Builder:
         self.launches.sort(key=lambda l: (l.line, l.col))
         return Program(self.path, self.src, tree, self.functions, self.launches, self.constants,
                        self.globals_, self.errors, self.structs, self.fields, self.aliases, _ascii=self.ascii,
-                       original=self.original, shifts=self.shifts)
+                       original=self.original, shifts=self.shifts, instantiations=self.instantiations)
 
     _COMPLETE = {"function_definition", "declaration", "template_declaration", "preproc_def", "preproc_include",
                  "preproc_function_def", "preproc_call", "comment", "struct_specifier", "namespace_definition",
@@ -1037,10 +1060,8 @@ class _Builder:
             elif c.type == "__device__" and kind != "global":
                 kind = "device"
             elif c.type == "launch_bounds":
-                nums = [eval_constant(self.text(n), {**self.constants, **{k: v for k, v in tparams.items() if v is not None}})
-                        for n in code_children(c)]
-                nums = [count(n, 1, 1 << 31) for n in nums]
-                bounds = LaunchBounds(nums[0] if nums else None, nums[1] if len(nums) > 1 else None)
+                exprs = tuple(self.text(n) for n in code_children(c))
+                bounds = launch_bounds(exprs, {**self.constants, **{k: v for k, v in tparams.items() if v is not None}})
         declarator = node.child_by_field_id(FIELD.declarator)
         while declarator is not None and declarator.type not in ("function_declarator",):
             declarator = declarator.child_by_field_id(FIELD.declarator)
@@ -1127,6 +1148,21 @@ class _Builder:
                     yield arr
 
     # -- launches
+    def _instantiation(self, node) -> None:
+        """`template [__global__] void k<128, 1>(...);` (also `extern template`, `ns::k<...>`)."""
+        declarator = next((c for c in node.children if c.type == "function_declarator"), None)
+        fn = declarator.child_by_field_id(FIELD.declarator) if declarator is not None else None
+        while fn is not None and fn.type == "qualified_identifier":
+            fn = fn.child_by_field_id(FIELD.name)
+        if fn is None or fn.type != "template_function":
+            return
+        name_node = fn.child_by_field_id(FIELD.name)
+        args = fn.child_by_field_id(FIELD.arguments)
+        if name_node is None or args is None:
+            return
+        self.instantiations.append(Instantiation(self.text(name_node), tuple(self.text(a) for a in code_children(args)),
+                                                 node.start_point[0] + 1))
+
     def _maybe_launch(self, node) -> None:
         syntax = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
         if syntax is None:

@@ -83,20 +83,49 @@ def demangle_name(symbol: str) -> str:
     return s[len(m.group(1)):len(m.group(1)) + n]
 
 
+_INT_CODES = "bcahstijlmxy"    # Itanium codes of the integer types a template argument can have
+
+
+def template_int_args(symbol: str) -> tuple[int, ...] | None:
+    """The template arguments of a mangled function template instance when all of them are
+    integers (`_Z4tileILi128ELi4EEvPf` -> (128, 4)); else None."""
+    m = re.match(r"_Z(\d+)", symbol)
+    if not m:
+        return None
+    rest = symbol[m.end() + int(m.group(1)):]
+    if not rest.startswith("I"):
+        return None
+    out = []
+    for arg in re.finditer(r"L([a-z])(n?)(\d+)E|(E)|(.)", rest[1:]):
+        if arg.group(4):
+            return tuple(out) if out else None
+        if arg.group(5) or arg.group(1) not in _INT_CODES:
+            return None     # a type argument or a nested form: not matched by value
+        out.append(-int(arg.group(3)) if arg.group(2) else int(arg.group(3)))
+    return None
+
+
+def instance_key(name: str, args) -> str:
+    """How an instance of a template kernel is keyed in the tables below: `tile<128, 4>`."""
+    return f"{name}<{', '.join(str(a) for a in args)}>"
+
+
 def parse_ptxas_log(log: str, source: str) -> dict[str, Resources]:
-    """Kernel (demangled) -> resources, from `-Xptxas -v` output."""
+    """Kernel (demangled) -> resources, from `-Xptxas -v` output; an instance of a template kernel
+    with integer arguments also under `name<args>` (instance_key): the plain name holds the last
+    instance the log lists."""
     out: dict[str, Resources] = {}
     current = None
+    instance = None
     frame = (0, 0, 0)
     for line in log.splitlines():
-        m = _ENTRY.search(line)
+        m = _ENTRY.search(line) or _PROPS.search(line)
         if m:
+            if m.re is _ENTRY:
+                frame = (0, 0, 0)
             current = demangle_name(m.group(1))
-            frame = (0, 0, 0)
-            continue
-        m = _PROPS.search(line)
-        if m:
-            current = demangle_name(m.group(1))
+            args = template_int_args(m.group(1))
+            instance = instance_key(current, args) if args else None
             continue
         m = _FRAME.search(line)
         if m and current:
@@ -106,6 +135,8 @@ def parse_ptxas_log(log: str, source: str) -> dict[str, Resources]:
         if m and current:
             out[current] = Resources(int(m.group(1)), frame[1], frame[2], frame[0], int(m.group(2) or 0),
                                      int(m.group(3) or 0), source)
+            if instance:
+                out[instance] = out[current]
     return out
 
 

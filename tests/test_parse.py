@@ -218,3 +218,41 @@ def test_constant_text_of_code_under_edit_prints_no_python_warning():
         assert eval_constant("1if 2", {}) is None and eval_constant("2and 3", {}) is None
         parse(b"#define N 1if\n__global__ void k(float* x) { x[threadIdx.x * N] = 0; }\n")
     assert not [w for w in caught if issubclass(w.category, SyntaxWarning)]
+
+
+def test_explicit_instantiations_bind_a_template_kernel_the_file_never_launches():
+    """`template __global__ void k<...>(...);` is the code a compiler builds from the file: its
+    arguments size the block (__launch_bounds__(BLOCK)) and the arrays; not a launch (the reward's
+    gate asks for those)."""
+    from analyzer.lint import lint_source
+    from analyzer.parse import parse
+
+    src = """
+    template <int BLOCK, int COLS>
+    __global__ void __launch_bounds__(BLOCK) colsum(const float* x, float* y, int rows) {
+        __shared__ float part[BLOCK];
+        float s = 0.0f;
+        for (int r = threadIdx.x; r < rows; r += BLOCK) s += x[r * COLS + blockIdx.x];
+        part[threadIdx.x] = s;
+        __syncthreads();
+        if (threadIdx.x == 0) { for (int i = 1; i < BLOCK; ++i) s += part[i]; y[blockIdx.x] = s; }
+    }
+    namespace ops {
+    extern template __global__ void colsum<64, 4096>(const float*, float*, int);
+    }
+    template __global__ void ::colsum<512, 1024>(const float*, float*, int);
+    template __host__ void ignored<1>(int);
+    """
+    p = parse(src, "c.cu")
+    assert [(i.kernel, i.template_args) for i in p.instantiations] == [
+        ("colsum", ("64", "4096")), ("colsum", ("512", "1024")), ("ignored", ("1",))]
+    assert p.launches == []
+    (k,) = lint_source(src, "c.cu").kernels
+    assert k.block == (64, 1, 1) and "explicit instantiation at line 12" in k.launch_source
+    assert "BLOCK" not in k.assumed and "COLS" not in k.assumed
+    # a launch with template arguments still decides, and a name expression over both
+    launched = src + "void go(const float* x, float* y) { colsum<128, 256><<<256, 128>>>(x, y, 1000); }\n"
+    (k,) = lint_source(launched, "c.cu").kernels
+    assert k.block == (128, 1, 1) and "instantiation" not in k.launch_source
+    (k,) = lint_source(src, "c.cu", kernels=["colsum<256, 8>"]).kernels
+    assert k.block == (256, 1, 1) and "instantiation" not in k.launch_source

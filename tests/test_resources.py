@@ -187,3 +187,49 @@ def test_nvcc_compiles_the_file_as_written(tmp_path, monkeypatch):
     monkeypatch.setenv("CUDAPERF_CACHE", str(tmp_path))
     table = resources.ptxas_resources(parse(MACRO_SRC), "sm_90", backend="nvcc")
     assert set(table) == {"scale", "plain"}
+
+
+def test_template_int_args_of_mangled_instances():
+    assert resources.template_int_args("_Z12rmsnorm_vec8ILi128ELi1EEvPK6__halfS2_PS0_iif") == (128, 1)
+    assert resources.template_int_args("_Z4tileILin3ELj4EEvPf") == (-3, 4)   # negative, unsigned
+    assert resources.template_int_args("_Z4tileIfLi4EEvPf") is None          # a type argument
+    assert resources.template_int_args("_Z4tilePf") is None                  # no template
+    log = ("ptxas info    : Compiling entry function '_Z4tileILi64EEvPf' for 'sm_90'\n"
+           "ptxas info    : Used 20 registers, used 0 barriers\n"
+           "ptxas info    : Compiling entry function '_Z4tileILi256EEvPf' for 'sm_90'\n"
+           "ptxas info    : Used 40 registers, used 0 barriers\n")
+    table = parse_ptxas_log(log, "ptxas (nvcc)")
+    assert table["tile<64>"].registers == 20 and table["tile<256>"].registers == 40
+    assert table["tile"].registers == 40     # the plain name: the last instance listed
+
+
+INSTANCES = """
+template <int BLOCK, int ITERS>
+__global__ void __launch_bounds__(BLOCK) rows(const float4* __restrict__ x, float* __restrict__ y, int n) {
+    float4 keep[ITERS];
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < ITERS; ++k) {
+        keep[k] = x[(blockIdx.x * ITERS + k) * BLOCK + threadIdx.x];
+        s += keep[k].x * keep[k].y + keep[k].z * keep[k].w;
+    }
+    y[blockIdx.x * BLOCK + threadIdx.x] = s;
+}
+template __global__ void rows<128, 1>(const float4* __restrict__, float* __restrict__, int);
+template __global__ void rows<256, 8>(const float4* __restrict__, float* __restrict__, int);
+"""
+
+
+def test_each_explicit_instance_gets_its_own_ptxas_figures(tmp_path, monkeypatch):
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from analyzer.lint import LintSettings, lint_source
+
+    monkeypatch.setenv("CUDAPERF_CACHE", str(tmp_path))
+    settings = LintSettings(ptxas=True, ptxas_backend="nvrtc")
+    table = resources.ptxas_resources(parse(INSTANCES), "sm_90", backend="nvrtc")
+    small, large = table["rows<128, 1>"], table["rows<256, 8>"]
+    assert small.registers < large.registers      # eight float4 kept in registers, not one
+    (k,) = lint_source(INSTANCES, "r.cu", settings=settings).kernels   # the first instance
+    assert (k.block, k.registers) == ((128, 1, 1), small.registers)
+    (k,) = lint_source(INSTANCES, "r.cu", settings=settings, kernels=["rows<256, 8>"]).kernels
+    assert (k.block, k.registers) == ((256, 1, 1), large.registers)

@@ -23,6 +23,7 @@ from . import _fresh
 from .cache import cache_root
 from ._records import fast_init
 from .parse import Function, Program
+from .register_weights import WEIGHTS as REGISTER_WEIGHTS
 
 
 @fast_init
@@ -318,17 +319,13 @@ def register_words(text: str) -> tuple[int, int, int, list[re.Match]]:
     return decl, vector, double, arrays
 
 
-def estimate_registers(program: Program, kernel: Function) -> Resources:
-    """A rough static register count: live scalars, pointers and unrolled local arrays.
-
-    Marked as an estimate; `corpus validate` measures how far it is from ptxas.
-    """
+def register_features(program: Program, kernel: Function) -> dict[str, int]:
+    """What the static register estimate counts in a kernel: its pointer and scalar parameters,
+    declarations, vector and double words, elements of local arrays of constant size (unrolled
+    into registers, 128 at most each) and `for` words (loops keep counters and bounds live)."""
     text = program.text(kernel.body)
-    pointers = sum(1 for p in kernel.params if p.pointer)
-    scalars = sum(1 for p in kernel.params if not p.pointer)
-    regs = 8 + 2 * pointers + scalars
     decl, vector, double, arrays = register_words(text)
-    regs += 2 * decl + 6 * vector + 2 * double
+    elements = 0
     for m in arrays:
         if "__shared__" in text[max(0, m.start() - 40):m.start()]:
             continue
@@ -337,7 +334,22 @@ def estimate_registers(program: Program, kernel: Function) -> Resources:
             count = 1
             for d in dims:
                 count *= int(d)
-            regs += min(count, 128)
-    regs += 4 * text.count("for")
-    regs = max(16, min(255, -(-regs // 8) * 8))
-    return Resources(regs, source="estimate")
+            elements += min(count, 128)
+    return {"pointers": sum(1 for p in kernel.params if p.pointer),
+            "scalars": sum(1 for p in kernel.params if not p.pointer),
+            "declarations": decl, "vector_words": vector, "double_words": double,
+            "array_elements": elements, "for_words": text.count("for")}
+
+
+def estimate_registers(program: Program, kernel: Function) -> Resources:
+    """A static register count: a weighted sum of `register_features`, the weights fitted on
+    ptxas's counts for every measured kernel (analyzer/register_weights.py, made by
+    `python -m corpus fit-registers`, which reports its error on families left out of the fit).
+
+    Marked as an estimate; `corpus validate` measures how far it is from ptxas.
+    """
+    w = REGISTER_WEIGHTS
+    regs = w["base"]
+    for name, value in register_features(program, kernel).items():
+        regs += w[name] * value
+    return Resources(max(8, min(255, round(regs))), source="estimate")

@@ -1,10 +1,10 @@
-"""python -m corpus collect|stats|validate"""
+"""python -m corpus collect|stats|validate|fit-registers"""
 from __future__ import annotations
 
 import importlib
 import sys
 
-USAGE = "usage: python -m corpus {collect,stats,validate} [options]  (each takes --help)"
+USAGE = "usage: python -m corpus {collect,stats,validate,fit-registers} [options]  (each takes --help)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,6 +17,8 @@ def main(argv: list[str] | None = None) -> int:
         from .collect import main as run
     elif cmd == "stats":
         from .stats import main as run
+    elif cmd == "fit-registers":
+        from .registers import main as run
     elif cmd == "validate":
         try:
             module = importlib.import_module("corpus.validate")

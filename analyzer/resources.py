@@ -319,6 +319,9 @@ def register_words(text: str) -> tuple[int, int, int, list[re.Match]]:
     return decl, vector, double, arrays
 
 
+REGISTER_FEATURES = ("pointers", "scalars", "declarations", "vector_words", "double_words", "array_elements", "for_words")
+
+
 def register_features(program: Program, kernel: Function) -> dict[str, int]:
     """What the static register estimate counts in a kernel: its pointer and scalar parameters,
     declarations, vector and double words, elements of local arrays of constant size (unrolled

@@ -22,11 +22,10 @@ from pprint import pformat
 from analyzer import models
 from analyzer.lint import split_name_expression
 from analyzer.parse import parse
-from analyzer.resources import register_features
+from analyzer.resources import REGISTER_FEATURES as FEATURES, register_features
 from analyzer.rules import Options
 
 WEIGHTS_FILE = Path(__file__).resolve().parent.parent / "analyzer" / "register_weights.py"
-FEATURES = ("pointers", "scalars", "declarations", "vector_words", "double_words", "array_elements", "for_words")
 ARCH = "sm_90"    # the H200 the counts come from
 
 

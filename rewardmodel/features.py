@@ -20,8 +20,9 @@ import numpy as np
 from analyzer import models
 from analyzer import symbolic as S
 from analyzer.lint import FileResult, LaunchSpec, LintSettings, lint_source, split_name_expression
+from analyzer.resources import REGISTER_FEATURES, register_features
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # Features that only ptxas (or the measured row, which carries the same compiler's
 # numbers) gives. Training shows the model rows with and without them.
@@ -51,6 +52,9 @@ FEATURE_NAMES: tuple[str, ...] = (
     "flops_per_thread", "log_flops_static", "uses_double", "float_literals",
     # resources and occupancy
     "regs_static", "occupancy_static", "limiter_warps", "limiter_blocks", "limiter_registers", "limiter_smem",
+    # what the static register estimate weighs (analyzer.resources.register_features): its weights are
+    # fitted to ptxas's counts; the counts themselves tell the trees more about the code than one sum
+    *(f"code_{f}" for f in REGISTER_FEATURES),
     "regs_ptxas", "spill_bytes", "log_spill_bytes", "stack_bytes", "occupancy_ptxas",
     # the slowest pipe's time (models.time_estimate): the base of the log_estimate target
     "log_time_estimate_s",
@@ -165,6 +169,8 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
 
     # ---- resources and occupancy
     regs_static = _static_regs(ctx)
+    for name, count in register_features(ctx.program, ctx.kernel).items():
+        v[f"code_{name}"] = count
     occ_static = models.occupancy(a, threads, int(regs_static), ctx.static_shared_bytes + ctx.launch_smem)
     v["regs_static"] = regs_static
     v["occupancy_static"] = occ_static.occupancy

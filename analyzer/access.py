@@ -273,6 +273,8 @@ class KernelAccesses:
     uses_double: bool = False
     uses_float: bool = False
     flops_per_thread: int = 0       # arithmetic operators seen, a static count
+    # the names with values in this kernel: the file's constants and the template's arguments
+    constants: dict[str, int | float] = field(default_factory=dict)
     _tainted: frozenset[str] | None = None
 
     @property
@@ -304,6 +306,22 @@ class _Ptr:
     elem_size: int
     space: str
     dims: tuple[int | None, ...] = ()   # remaining array dimensions (multi-dimensional arrays)
+
+
+def _row_bytes(dims: tuple, elem_size: int) -> Expr:
+    """Bytes from one index of an array's first dimension to the next: the product of the other
+    dimensions (ints, or expressions of a template's sizes) and the element size; unknown where
+    a dimension is."""
+    row = elem_size
+    sym = None
+    for d in dims[1:]:
+        if type(d) is tuple:
+            sym = d if sym is None else S.binop("*", sym, d)
+        elif d:
+            row *= d
+        else:
+            return S.UNKNOWN
+    return ("c", row) if sym is None else S.binop("*", sym, ("c", row))
 
 
 class _Opaque(Exception):
@@ -579,6 +597,7 @@ class _Walker:
             elif v is not None:
                 consts[name] = v
         self.consts = consts
+        self.out.constants = consts
         self.env: dict[str, Expr] = {}
         self.ptrs: dict[str, _Ptr] = {}
         self.types: dict[str, str] = {}
@@ -1805,7 +1824,8 @@ class _Walker:
             if arr is not None:
                 # the same for the whole walk: made once per array
                 size = self.size_of(arr.type) or 4
-                got = _Ptr(name, ("c", 0), self.resolve(arr.type), size, arr.space if arr.space != "device" else "global", arr.dims)
+                got = _Ptr(name, ("c", 0), self.resolve(arr.type), size, arr.space if arr.space != "device" else "global",
+                           self._array_dims(arr))
                 self.array_ptrs[name] = got
                 return got
             return None
@@ -1851,10 +1871,7 @@ class _Walker:
             p = self.pointer(node.child_by_field_id(F_ARGUMENT))
             if p is not None and len(p.dims) > 1:
                 idx = self._index(node)
-                row = 1
-                for d in p.dims[1:]:
-                    row *= d if d else 1
-                off = S.binop("+", p.offset, S.binop("*", idx, ("c", row * p.elem_size)))
+                off = S.binop("+", p.offset, S.binop("*", idx, _row_bytes(p.dims, p.elem_size)))
                 return _Ptr(p.base, off, p.elem_type, p.elem_size, p.space, p.dims[1:])
             return None
         if t == "conditional_expression":
@@ -1878,6 +1895,20 @@ class _Walker:
         pointee = self.resolve(entry[1].rstrip("*").strip())
         size = self.size_of(pointee) or 4
         return _Ptr(f"{self.text(arg)}.{self.text(fld)}", ("c", 0), pointee, size, "global")
+
+    def _array_dims(self, arr) -> tuple:
+        """A file-scope or `__shared__` array's dimensions: the parser's constants, else the size
+        expression's value in this kernel (its template arguments: `tile[TILE][TILE + 1]`), a
+        symbol's expression where none is given (bound like a scalar parameter), or None."""
+        if not arr.size_nodes:
+            return arr.dims
+        out = []
+        for d, node in zip(arr.dims, arr.size_nodes):
+            if d is None and node is not None:
+                e = self.expr_quiet(node)
+                d = count(e[1]) if e[0] == "c" else (None if S.is_unknown(e) else e)
+            out.append(d)
+        return tuple(out)
 
     def _retype(self, p: _Ptr, type_text: str) -> _Ptr:
         base = type_text.replace("*", " ").replace("const", " ").replace("volatile", " ").replace("__restrict__", " ")
@@ -1904,11 +1935,8 @@ class _Walker:
                 return None
             idx = self._index(target)
             if len(p.dims) > 1:
-                row = 1
-                for d in p.dims[1:]:
-                    row *= d if d else 1
-                return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", idx, ("c", row * p.elem_size))), p.elem_type,
-                            p.elem_size, p.space, p.dims[1:])
+                return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", idx, _row_bytes(p.dims, p.elem_size))),
+                            p.elem_type, p.elem_size, p.space, p.dims[1:])
             return _Ptr(p.base, S.binop("+", p.offset, S.binop("*", idx, ("c", p.elem_size))), p.elem_type,
                         p.elem_size, p.space)
         if _KINDS[target.kind_id] == "field_expression":

@@ -104,6 +104,9 @@ class SharedArray:
     extern: bool
     line: int
     space: str = "shared"          # "shared" or "constant" or "device"
+    # each dimension's size expression (outermost first; None for `[]`): a size the file's constants
+    # do not give (`float tile[TILE][TILE + 1]` in a template) is known once the template arguments are
+    size_nodes: tuple = field(default=(), repr=False, compare=False)
 
 
 @fast_init
@@ -1040,14 +1043,17 @@ class _Builder:
 
     def _array(self, decl, base: str, extern: bool, line: int, space: str) -> SharedArray | None:
         dims: list[int | None] = []
+        nodes = []
         while decl is not None and decl.type == "array_declarator":
             size = decl.child_by_field_id(FIELD.size)
             v = eval_constant(self.text(size), self.constants) if size is not None else None
             dims.append(count(v))
+            nodes.append(size)
             decl = decl.child_by_field_id(FIELD.declarator)
         if decl is None or decl.type != "identifier":
             return None
-        return SharedArray(self.text(decl), base, tuple(reversed(dims)), extern, line, space)
+        return SharedArray(self.text(decl), base, tuple(reversed(dims)), extern, line, space,
+                           tuple(reversed(nodes)) if None in dims else ())
 
     # -- functions
     def _function(self, node, tparams: dict[str, int | None]) -> None:

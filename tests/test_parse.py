@@ -256,3 +256,33 @@ def test_explicit_instantiations_bind_a_template_kernel_the_file_never_launches(
     assert k.block == (128, 1, 1) and "instantiation" not in k.launch_source
     (k,) = lint_source(src, "c.cu", kernels=["colsum<256, 8>"]).kernels
     assert k.block == (256, 1, 1) and "instantiation" not in k.launch_source
+
+
+def test_shared_arrays_sized_by_template_arguments():
+    """`__shared__ float tile[TILE][TILE + 1]`: the row stride and the bytes come from the template
+    arguments of the instance analyzed (they were a 4-byte stride and 0 bytes: the parser's
+    constants alone do not size it); with no argument given, the size stays a symbol."""
+    from analyzer.lint import LaunchSpec, lint_source
+
+    src = """
+    template <int TILE>
+    __global__ void transpose_tile(const float* in, float* out, int rows, int cols) {
+        __shared__ float tile[TILE][TILE + 1];
+        __shared__ float unpadded[TILE][TILE];
+        int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+        tile[threadIdx.y][threadIdx.x] = in[y * cols + x];
+        unpadded[threadIdx.y][threadIdx.x] = in[y * cols + x];
+        __syncthreads();
+        out[x * rows + y] = tile[threadIdx.x][threadIdx.y] + unpadded[threadIdx.x][threadIdx.y];
+    }"""
+    r = lint_source(src, "t.cu", kernels=["transpose_tile<32>"], launches={
+        "transpose_tile<32>": LaunchSpec(block=(32, 32, 1), grid=(8, 8, 1), args={"rows": 256, "cols": 256})})
+    (ctx,) = r.contexts
+    assert ctx.static_shared_bytes == 32 * 33 * 4 + 32 * 32 * 4
+    reads = {a.address: e for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.space == "shared" and a.kind == "load"}
+    ways = sorted(e.units / e.ideal_units for e in reads.values())
+    assert ways == [1.0, 32.0]       # the padded column read is conflict-free, the other 32-way
+    assert [f.code for f in r.findings].count("SM201") == 1
+    (ctx,) = lint_source(src, "t.cu").contexts       # no instance: TILE is a symbol, bound like a parameter
+    tile = next(a for a in ctx.accesses.accesses if a.array == "tile")
+    assert "TILE" in str(tile.address)

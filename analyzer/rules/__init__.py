@@ -8,6 +8,7 @@ Rule modules register themselves on import; `all_rules()` imports them.
 from __future__ import annotations
 
 import importlib
+import itertools
 import pkgutil
 import textwrap
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from typing import Callable, Iterable
 
 from .. import models
 from ..access import Access, KernelAccesses
-from ..parse import Function, Program
+from ..parse import Function, Program, count, eval_constant
 from ..resources import Resources
 from .._records import fast_init, lazy
 
@@ -142,7 +143,9 @@ class KernelContext:
             if arr.extern:
                 continue
             size = 1
-            for d in arr.dims:
+            for d, node in itertools.zip_longest(arr.dims, arr.size_nodes):
+                if d is None and node is not None:   # a template's size: `float part[BLOCK]`
+                    d = count(eval_constant(self.program.text(node), self.accesses.constants))
                 size *= d or 0
             total += size * (self.program.type_size(arr.type) or 4)
         return total

@@ -1191,3 +1191,26 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
         any_true = _any(values & m, axis=1)
         any_false = _any(~values & m, axis=1)
         return bool(_any(any_true & any_false, axis=None))
+
+
+def branch_warp_passes(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ...], launch: Launch, *,
+                       cache: PointCache, needed: set[str], defaults: Mapping[str, int | float] | None = None,
+                       max_iters: int = 4) -> tuple[float, float] | None:
+    """(warp passes, fewest passes) of a branch's body per block, over the sampled iterations with
+    their weights: the warps with a lane that takes it, and the warps its lanes would fill
+    (ceil(lanes / 32)); None where the condition cannot be evaluated. A reduction tree's
+    `if (tid < s)` needs no more passes than its lanes (whole warps drop out, then one warp is
+    left); `if (tid % (2 * s) == 0)` keeps every warp on for a few lanes each."""
+    env, _, key = cache.bind(launch, needed, defaults, MAX_THREADS)
+    n = env["threadIdx.x"].shape[0]
+    with np.errstate(all="ignore"):
+        pts = cache.stacked(loops, env, n, max_iters, 64, key)
+        if not pts.count:
+            return None
+        v = S.evaluate(cond, pts.env, pts.memo)
+        if v is None:
+            return None
+        on = _full(_truth(v), pts.count, n) & cache.mask(guards, (key, loops), pts).reshape(pts.count, n)
+        warps = _sum(_any(on.reshape(pts.count, n // 32, 32), axis=2), axis=1)
+        fewest = np.ceil(_sum(on, axis=1) / 32.0)
+    return float(pts.weights.dot(warps)), float(pts.weights.dot(fewest))

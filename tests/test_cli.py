@@ -388,8 +388,8 @@ __global__ void block_sum(const float* x, float* out) {
     __shared__ float buf[128];
     buf[threadIdx.x] = x[blockIdx.x * 128 + threadIdx.x];
     __syncthreads();
-    for (int s = 64; s > 0; s >>= 1) {
-        if (threadIdx.x < s) buf[threadIdx.x] += buf[threadIdx.x + s];
+    for (int s = 1; s < 128; s <<= 1) {
+        if (threadIdx.x % (2 * s) == 0) buf[threadIdx.x] += buf[threadIdx.x + s];
         __syncthreads();
     }
     if (threadIdx.x == 0) out[blockIdx.x] = buf[0];
@@ -417,7 +417,7 @@ def test_python_solution_reports_python_lines_and_launches_inside_dispatch_lambd
     path.write_text(KERNELBENCH_STYLE)
     lines = KERNELBENCH_STYLE.splitlines()
     launch_line = next(i for i, l in enumerate(lines, 1) if "scale_kernel<scalar_t><<<" in l)
-    loop_line = next(i for i, l in enumerate(lines, 1) if "for (int s = 64" in l)
+    loop_line = next(i for i, l in enumerate(lines, 1) if "for (int s = 1;" in l)
     code, out, _ = run(["lint", "--isolated", "--show-estimates", str(path)], capsys)
     assert code == 1
     (summary,) = [l for l in out.splitlines() if "kernel scale_kernel" in l]

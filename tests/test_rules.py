@@ -80,3 +80,28 @@ def test_findings_at_one_place_sort_by_kernel_too():
 
     a, b = (Finding("DV401", "n", "warning", "m", "f.cu", 3, 5, kernel=k) for k in ("alpha", "beta"))
     assert sorted([b, a], key=Finding.sort_key) == sorted([a, b], key=Finding.sort_key) == [a, b]
+
+
+def test_divergent_branch_passes_by_hand():
+    """256 threads, a tree over 8 levels: the interleaved tree's `tid % (2 * s) == 0` keeps
+    8, 8, 8, 8, 8, 4, 2, 1 warps on (47 passes) for lanes that fill 4, 2, 1, 1, 1, 1, 1, 1 warps
+    (12); the sequential tree's `tid < s` takes exactly the 12 warps its lanes fill."""
+    from analyzer.lint import LaunchSpec, lint_source
+
+    src = """
+    __global__ void interleaved(float* s_out) {
+        __shared__ float s[256];
+        for (unsigned k = 1; k < 256; k *= 2) { if (threadIdx.x % (2 * k) == 0) s[threadIdx.x] += s[threadIdx.x + k]; __syncthreads(); }
+        s_out[threadIdx.x] = s[threadIdx.x];
+    }
+    __global__ void sequential(float* s_out) {
+        __shared__ float s[256];
+        for (unsigned k = 128; k > 0; k >>= 1) { if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k]; __syncthreads(); }
+        s_out[threadIdx.x] = s[threadIdx.x];
+    }"""
+    spec = LaunchSpec(block=(256, 1, 1), grid=(1, 1, 1))
+    r = lint_source(src, "t.cu", launches={"interleaved": spec, "sequential": spec})
+    passes = {ctx.kernel.name: ctx.warp_passes(ctx.accesses.branches[0]) for ctx in r.contexts}
+    assert passes == {"interleaved": (47.0, 12.0), "sequential": (12.0, 12.0)}
+    (dv,) = [f for f in r.findings if f.code == "DV401"]
+    assert dv.kernel == "interleaved" and "3.9x the warp passes" in dv.message

@@ -49,6 +49,7 @@ class Options:
     min_occupancy: float = 0.25
     coalescing_slack: float = 1.5     # flag when sectors/request > ideal * slack
     min_bank_ways: float = 1.5
+    divergence_slack: float = 1.25    # flag a split branch when its warp passes > the fewest * slack
     max_iters: int = 4                # loop iterations sampled per additive loop (x4 for multiplicative)
 
 
@@ -132,6 +133,12 @@ class KernelContext:
                                 cache=self.points, needed=self.symbols, defaults=self.param_defaults)
         memo[id(branch)] = (branch, v)
         return v
+
+    def warp_passes(self, branch) -> tuple[float, float] | None:
+        """models.branch_warp_passes for a branch of this kernel (DV401 asks)."""
+        return models.branch_warp_passes(branch.cond, branch.loops, branch.guards, self.launch, cache=self.points,
+                                         needed=self.symbols, defaults=self.param_defaults,
+                                         max_iters=self.options.max_iters)
 
     def estimate_of(self, access: Access) -> models.Estimate | None:
         return self.estimates[self.accesses.accesses.index(access)]

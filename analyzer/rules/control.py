@@ -42,7 +42,10 @@ def divergent_barrier(ctx: KernelContext, r):
       What it does
           Evaluates each `if` condition inside a loop for every lane of a warp over the loop's
           first iterations and reports conditions that are true for some lanes and false for
-          others (bounds checks that only split the last block are not reported).
+          others, where the branch's body then runs in more warp passes than its lanes need
+          (over 1.25x the warps they would fill: ceil(lanes / 32) per iteration). Bounds checks
+          that only split the last block are not reported, nor a reduction tree's
+          `if (tid < s)`, whose warps drop out whole until one warp is left.
 
       Why is this bad?
           A warp runs both sides of a divergent branch one after the other, with the other lanes
@@ -60,8 +63,15 @@ def divergent_branch(ctx: KernelContext, r):
     for b in ctx.accesses.branches:
         if not b.loops or not ctx.accesses.thread_dependent(b.cond):
             continue
-        if ctx.divergent(b) is True:
-            yield ctx.finding(r, b.line, b.col,
-                              f"branch `{b.text[:60]}` splits warps inside the loop at line {b.loops[-1].line}: "
-                              f"both paths run one after the other",
-                              condition=S.to_str(b.cond)[:200])
+        if ctx.divergent(b) is not True:
+            continue
+        passes = ctx.warp_passes(b)
+        if passes is not None and passes[0] <= passes[1] * ctx.options.divergence_slack:
+            continue    # whole warps take it or not: the lanes it leaves idle are no extra pass
+        waste = f" (its body runs in {passes[0] / passes[1]:.1f}x the warp passes its lanes need)" \
+            if passes is not None and passes[1] else ""
+        yield ctx.finding(r, b.line, b.col,
+                          f"branch `{b.text[:60]}` splits warps inside the loop at line {b.loops[-1].line}: "
+                          f"both paths run one after the other{waste}",
+                          condition=S.to_str(b.cond)[:200],
+                          **({"warp_passes": round(passes[0], 2), "fewest_passes": round(passes[1], 2)} if passes else {}))

@@ -1174,13 +1174,10 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
         key = _points_key(env)
     n = env["threadIdx.x"].shape[0]
     with np.errstate(all="ignore"):
-        pts = cache.stacked(loops, env, n, max_iters, 64, key)
-        if not pts.count:
+        got = _condition_values(cond, loops, env, n, key, cache, max_iters)
+        if got is None:
             return None
-        v = S.evaluate(cond, pts.env, pts.memo)
-        if v is None:
-            return None
-        vb = _truth(v)
+        pts, vb = got
         if _lanes is not None and (vb.ndim == 0 or vb.shape in ((n,), (pts.count, 1), (1, n), (pts.count, n))):
             if vb.ndim == 0 or vb.shape == (pts.count, 1):
                 return False   # the same in every lane of a point: no warp splits
@@ -1191,6 +1188,16 @@ def is_divergent(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ..
         any_true = _any(values & m, axis=1)
         any_false = _any(~values & m, axis=1)
         return bool(_any(any_true & any_false, axis=None))
+
+
+def _condition_values(cond: S.Expr, loops, env, n: int, key, cache: PointCache, max_iters: int):
+    """(the sampled points of a branch's loops, its condition's truth there), or None where there
+    is no point or no value."""
+    pts = cache.stacked(loops, env, n, max_iters, 64, key)
+    if not pts.count:
+        return None
+    v = S.evaluate(cond, pts.env, pts.memo)
+    return None if v is None else (pts, _truth(v))
 
 
 def branch_warp_passes(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ...], launch: Launch, *,
@@ -1204,13 +1211,11 @@ def branch_warp_passes(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Ex
     env, _, key = cache.bind(launch, needed, defaults, MAX_THREADS)
     n = env["threadIdx.x"].shape[0]
     with np.errstate(all="ignore"):
-        pts = cache.stacked(loops, env, n, max_iters, 64, key)
-        if not pts.count:
+        got = _condition_values(cond, loops, env, n, key, cache, max_iters)
+        if got is None:
             return None
-        v = S.evaluate(cond, pts.env, pts.memo)
-        if v is None:
-            return None
-        on = _full(_truth(v), pts.count, n) & cache.mask(guards, (key, loops), pts).reshape(pts.count, n)
+        pts, values = got
+        on = _full(values, pts.count, n) & cache.mask(guards, (key, loops), pts).reshape(pts.count, n)
         warps = _sum(_any(on.reshape(pts.count, n // 32, 32), axis=2), axis=1)
         fewest = np.ceil(_sum(on, axis=1) / 32.0)
     return float(pts.weights.dot(warps)), float(pts.weights.dot(fewest))

@@ -286,3 +286,30 @@ def test_shared_arrays_sized_by_template_arguments():
     (ctx,) = lint_source(src, "t.cu").contexts       # no instance: TILE is a symbol, bound like a parameter
     tile = next(a for a in ctx.accesses.accesses if a.array == "tile")
     assert "TILE" in str(tile.address)
+
+
+def test_a_template_block_parameter_nothing_gives_is_the_default_block_size():
+    """`__launch_bounds__(BLOCK)` in a header nothing instantiates: BLOCK is the block's size, so
+    it takes the default block size with the block (it was 4096 beside a 256-thread block); a tile
+    side (`TILE * TILE`) is not guessed."""
+    from analyzer.lint import LintSettings, lint_source
+
+    src = """
+    template <int BLOCK>
+    __global__ void __launch_bounds__(BLOCK) block_sum(const float* x, float* out, int n) {
+        __shared__ float s[BLOCK];
+        float acc = 0.0f;
+        for (int i = blockIdx.x * BLOCK + threadIdx.x; i < n; i += gridDim.x * BLOCK) acc += x[i];
+        s[threadIdx.x] = acc;
+        __syncthreads();
+        if (threadIdx.x == 0) atomicAdd(out, s[0]);
+    }
+    template <int TILE>
+    __global__ void __launch_bounds__(TILE * TILE) tile_copy(const float* x, float* y, int n) {
+        y[blockIdx.x * TILE * TILE + threadIdx.y * TILE + threadIdx.x] = x[blockIdx.x * TILE * TILE + threadIdx.x];
+    }"""
+    r = lint_source(src, "h.cuh", settings=LintSettings(block_size=128))
+    k, t = r.kernels
+    assert k.block == (128, 1, 1) and "BLOCK = 128" in k.launch_source and "BLOCK" not in k.assumed
+    assert r.contexts[0].static_shared_bytes == 128 * 4
+    assert t.launch_source == "the default block size 128" and "TILE" in t.assumed

@@ -168,6 +168,13 @@ class KernelContext:
                        estimate)
 
 
+def assumed_text(est: models.Estimate) -> str:
+    """` (assuming n=4096, ...)`: the values an estimate took for names nobody gave, for a message."""
+    if not est.assumed:
+        return ""
+    return f" (assuming {', '.join(f'{a}={models.DEFAULT_PARAM_VALUE}' for a in est.assumed)})"
+
+
 def prepare_estimates(contexts: list[KernelContext]) -> None:
     """Compute the estimates of a file's kernels together: one model call per memory space and
     element size for the file instead of per kernel (the results are the same). A kernel whose

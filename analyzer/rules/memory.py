@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from .. import symbolic as S
-from . import KernelContext, rule
+from . import KernelContext, assumed_text, rule
 
 
 def _fmt(x: float) -> str:
@@ -20,7 +20,7 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
         per, ideal = est.per_request, est.ideal_per_request
         if per > ideal * ctx.options.coalescing_slack and per - ideal >= 2:
             what = "load" if access.kind == "load" else "store"
-            assumed = f" (assuming {', '.join(f'{a}={4096}' for a in est.assumed)})" if est.assumed else ""
+            assumed = assumed_text(est)
             yield ctx.finding(
                 r, access.line, access.col,
                 f"uncoalesced global {what} `{access.text}`: {_fmt(per)} sectors/request, ideal {_fmt(ideal)} "

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import models
 from .. import symbolic as S
-from . import KernelContext, rule
+from . import KernelContext, assumed_text, rule
 
 
 @rule("SM201", "shared-bank-conflict", "warning",
@@ -35,7 +35,8 @@ def bank_conflict(ctx: KernelContext, r):
             what = {"load": "read", "store": "write", "atomic": "atomic"}[access.kind]
             yield ctx.finding(r, access.line, access.col,
                               f"{est.ways:.1f}-way bank conflict on shared {what} `{access.text}`: "
-                              f"{est.per_request:.1f} wavefronts/request, ideal {est.ideal_per_request:.1f}",
+                              f"{est.per_request:.1f} wavefronts/request, ideal {est.ideal_per_request:.1f}"
+                              f"{assumed_text(est)}",
                               ways=round(est.ways, 3), wavefronts_per_request=round(est.per_request, 3),
                               ideal_wavefronts_per_request=round(est.ideal_per_request, 3), array=access.array)
 

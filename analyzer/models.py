@@ -246,6 +246,15 @@ def _thread_env(block: Dim3, grid: Dim3, max_threads: int) -> dict[str, np.ndarr
     return env
 
 
+def launch_bounds_registers(arch: Arch, max_threads: int, min_blocks: int | None = None) -> int:
+    """The most registers a thread may use under `__launch_bounds__(max_threads, min_blocks)`: ptxas
+    keeps the count at what lets min_blocks blocks of max_threads threads be resident (registers
+    are allocated per warp in units of arch.reg_alloc_unit)."""
+    warps = -(-max_threads // 32) * max(1, min_blocks or 1)
+    per_warp = arch.regs_per_sm // warps // arch.reg_alloc_unit * arch.reg_alloc_unit
+    return max(1, min(arch.max_regs_per_thread, per_warp // 32))
+
+
 def bind_params(env: dict, params: Mapping[str, int | float], needed: set[str],
                 defaults: Mapping[str, int | float] | None = None) -> tuple[dict, tuple[str, ...]]:
     """Add scalar arguments; names nobody bound get DEFAULT_PARAM_VALUE and are reported."""

@@ -344,10 +344,22 @@ def register_features(program: Program, kernel: Function) -> dict[str, int]:
             "array_elements": elements, "for_words": text.count("for")}
 
 
+def register_cap(kernel: Function) -> int:
+    """The most registers ptxas gives the kernel: what its `__launch_bounds__` leaves (the same on
+    every architecture modelled: 64K registers an SM), else 255."""
+    from . import models
+
+    lb = kernel.launch_bounds
+    if lb is None or not lb.max_threads:
+        return 255
+    return models.launch_bounds_registers(models.arch("sm_90"), lb.max_threads, lb.min_blocks)
+
+
 def estimate_registers(program: Program, kernel: Function) -> Resources:
     """A static register count: a weighted sum of `register_features`, the weights fitted on
     ptxas's counts for every measured kernel (analyzer/register_weights.py, made by
-    `python -m corpus fit-registers`, which reports its error on families left out of the fit).
+    `python -m corpus fit-registers`, which reports its error on families left out of the fit),
+    at most what the kernel's `__launch_bounds__` leaves (ptxas keeps to it).
 
     Marked as an estimate; `corpus validate` measures how far it is from ptxas.
     """
@@ -355,4 +367,4 @@ def estimate_registers(program: Program, kernel: Function) -> Resources:
     regs = w["base"]
     for name, value in register_features(program, kernel).items():
         regs += w[name] * value
-    return Resources(max(8, min(255, round(regs))), source="estimate")
+    return Resources(max(8, min(register_cap(kernel), round(regs))), source="estimate")

@@ -22,7 +22,7 @@ from pprint import pformat
 from analyzer import models
 from analyzer.lint import split_name_expression
 from analyzer.parse import parse
-from analyzer.resources import REGISTER_FEATURES as FEATURES, register_features
+from analyzer.resources import REGISTER_FEATURES as FEATURES, register_cap, register_features
 from analyzer.rules import Options
 
 WEIGHTS_FILE = Path(__file__).resolve().parent.parent / "analyzer" / "register_weights.py"
@@ -37,6 +37,7 @@ class KernelRow:
     features: dict[str, int]
     threads: int            # the first measured launch: for the occupancy the estimate implies
     smem: int
+    cap: int = 255          # what the kernel's __launch_bounds__ leave (resources.register_cap)
 
 
 def kernel_rows(data_dirs=None) -> list[KernelRow]:
@@ -68,7 +69,7 @@ def kernel_rows(data_dirs=None) -> list[KernelRow]:
             continue
         smem = int(rec["static_smem"] or 0) + int(rec["smem"] or 0)
         rows.append(KernelRow(sample.family, sample.kernel, int(rec["registers"]), register_features(program, kernel),
-                              int(rec["threads"]), smem))
+                              int(rec["threads"]), smem, register_cap(kernel)))
     return rows
 
 
@@ -88,13 +89,13 @@ def fit(rows: list[KernelRow]) -> dict[str, float]:
 
 
 def predict(weights: dict[str, float], rows: list[KernelRow]) -> list[int]:
-    """estimate_registers' arithmetic on the rows' features."""
+    """estimate_registers' arithmetic on the rows' features (the fit itself ignores the caps)."""
     out = []
     for r in rows:
         regs = weights["base"]
         for name, value in r.features.items():
             regs += weights[name] * value
-        out.append(max(8, min(255, round(regs))))
+        out.append(max(8, min(r.cap, round(regs))))
     return out
 
 

@@ -50,3 +50,23 @@ def test_estimate_is_the_weighted_sum_of_the_features():
     w = REGISTER_WEIGHTS
     want = w["base"] + sum(w[name] * v for name, v in f.items())
     assert estimate_registers(p, k).registers == max(8, min(255, round(want)))
+
+
+def test_launch_bounds_cap_the_estimate_as_ptxas_does():
+    """ptxas keeps a kernel under `__launch_bounds__(1024)` to 64 registers (32 warps of an SM's
+    64K), and (256, 4) to 64 too; the estimate of a 64-element register tile would be more."""
+    src = """
+    __global__ void __launch_bounds__(%s) tile(const float* __restrict__ a, float* __restrict__ c, int n) {
+        float acc[8][8];
+        for (int i = 0; i < 8; ++i)
+            for (int j = 0; j < 8; ++j) acc[i][j] = a[(i * 8 + j) * n + threadIdx.x];
+        float s = 0.0f;
+        for (int i = 0; i < 8; ++i) s += acc[i][i];
+        c[threadIdx.x] = s;
+    }"""
+    def regs(bounds):
+        p = parse(src % bounds)
+        return estimate_registers(p, p.function("tile")).registers
+
+    assert regs("128") > 64
+    assert regs("1024") == 64 and regs("256, 4") == 64 and regs("256, 8") == 32

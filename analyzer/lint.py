@@ -123,16 +123,17 @@ def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, 
             v = _int(text, program.constants)
             targs[name] = v if v is not None else text   # a value, or a type argument
     bounds = kernel.launch_bounds
-    known = {**program.constants, **{k: v for k, v in kernel.template_params.items() if v is not None},
-             **{k: v for k, v in targs.items() if isinstance(v, int)}}
-    if bounds is not None and bounds.exprs and any(isinstance(v, int) for v in targs.values()):
-        bounds = launch_bounds(bounds.exprs, known)
-    if bounds is not None and bounds.exprs and not bounds.max_threads and spec.block is None and site is None:
-        # `__launch_bounds__(BLOCK)` of a template nothing instantiates: BLOCK is the block size,
-        # so the default block size is its value too (the code and the block agree). A size
-        # derived from it (TILE * TILE) is not guessed: a tile side is the author's choice.
+    if bounds is not None and bounds.exprs and kernel.template_params:   # bounds the arguments decide
+        known = {**program.constants, **{k: v for k, v in kernel.template_params.items() if v is not None},
+                 **{k: v for k, v in targs.items() if isinstance(v, int)}}
+        if any(isinstance(v, int) for v in targs.values()):
+            bounds = launch_bounds(bounds.exprs, known)
         name = bounds.exprs[0].strip()
-        if name in kernel.template_params and name not in known:
+        if not bounds.max_threads and spec.block is None and site is None and name in kernel.template_params \
+                and name not in known:
+            # `__launch_bounds__(BLOCK)` of a template nothing instantiates: BLOCK is the block size,
+            # so the default block size is its value too (the code and the block agree). A size
+            # derived from it (TILE * TILE) is not guessed: a tile side is the author's choice.
             targs[name] = settings.block_size
             bounds = launch_bounds(bounds.exprs, {**known, name: settings.block_size})
             instantiated = f" with {name} = {settings.block_size}, the default block size{instantiated}"

@@ -1162,12 +1162,16 @@ class _Builder:
             fn = fn.child_by_field_id(FIELD.name)
         if fn is None or fn.type != "template_function":
             return
+        name, targs = self._template_function(fn)
+        if targs:
+            self.instantiations.append(Instantiation(name, targs, node.start_point[0] + 1))
+
+    def _template_function(self, fn) -> tuple[str, tuple[str, ...]]:
+        """`k<128, float>`: ("k", ("128", "float"))."""
         name_node = fn.child_by_field_id(FIELD.name)
         args = fn.child_by_field_id(FIELD.arguments)
-        if name_node is None or args is None:
-            return
-        self.instantiations.append(Instantiation(self.text(name_node), tuple(self.text(a) for a in code_children(args)),
-                                                 node.start_point[0] + 1))
+        return (self.text(name_node) if name_node is not None else self.text(fn),
+                tuple(self.text(a) for a in code_children(args)) if args is not None else ())
 
     def _maybe_launch(self, node) -> None:
         syntax = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
@@ -1176,10 +1180,7 @@ class _Builder:
         fn = node.child_by_field_id(FIELD.function)
         targs: tuple[str, ...] = ()
         if fn is not None and fn.type == "template_function":
-            name_node = fn.child_by_field_id(FIELD.name)
-            args = fn.child_by_field_id(FIELD.arguments)
-            targs = tuple(self.text(a) for a in code_children(args)) if args is not None else ()
-            name = self.text(name_node) if name_node is not None else self.text(fn)
+            name, targs = self._template_function(fn)
         else:
             name = self.text(fn) if fn is not None else "?"
         parts = code_children(syntax)

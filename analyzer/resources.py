@@ -363,8 +363,14 @@ def estimate_registers(program: Program, kernel: Function) -> Resources:
 
     Marked as an estimate; `corpus validate` measures how far it is from ptxas.
     """
-    w = REGISTER_WEIGHTS
+    return Resources(weighted_registers(register_features(program, kernel), register_cap(kernel)), source="estimate")
+
+
+def weighted_registers(counts: dict[str, int], cap: int = 255, weights: dict[str, float] | None = None) -> int:
+    """The estimate from `register_features` counts: their sum under `weights` (the fitted ones
+    by default) and a base, rounded, 8 to `cap` (register_cap)."""
+    w = REGISTER_WEIGHTS if weights is None else weights
     regs = w["base"]
-    for name, value in register_features(program, kernel).items():
+    for name, value in counts.items():
         regs += w[name] * value
-    return Resources(max(8, min(register_cap(kernel), round(regs))), source="estimate")
+    return max(8, min(cap, round(regs)))

@@ -22,7 +22,7 @@ from pprint import pformat
 from analyzer import models
 from analyzer.lint import split_name_expression
 from analyzer.parse import parse
-from analyzer.resources import REGISTER_FEATURES as FEATURES, register_cap, register_features
+from analyzer.resources import REGISTER_FEATURES as FEATURES, register_cap, register_features, weighted_registers
 from analyzer.rules import Options
 
 WEIGHTS_FILE = Path(__file__).resolve().parent.parent / "analyzer" / "register_weights.py"
@@ -89,14 +89,8 @@ def fit(rows: list[KernelRow]) -> dict[str, float]:
 
 
 def predict(weights: dict[str, float], rows: list[KernelRow]) -> list[int]:
-    """estimate_registers' arithmetic on the rows' features (the fit itself ignores the caps)."""
-    out = []
-    for r in rows:
-        regs = weights["base"]
-        for name, value in r.features.items():
-            regs += weights[name] * value
-        out.append(max(8, min(r.cap, round(regs))))
-    return out
+    """The estimate under `weights` for each row (the fit itself ignores the caps)."""
+    return [weighted_registers(r.features, r.cap, weights) for r in rows]
 
 
 def held_out_predictions(rows: list[KernelRow]) -> list[int]:

@@ -96,6 +96,28 @@ def _block_default(kernel_text: str, block_size: int) -> tuple[int, int, int]:
     return (block_size, 1, 1)
 
 
+_BLOCK_SCALE = re.compile(r"\bblockIdx\.([xyz])\s*\*\s*([A-Za-z_]\w*)\b(?!\s*[.(\[*/%])|"
+                          r"(?<![.\w])([A-Za-z_]\w*)\s*\*\s*blockIdx\.([xyz])\b")
+
+
+def _block_scale_params(body: str, names: list[str], block: tuple[int, int, int]) -> dict[str, tuple[int, str]]:
+    """Template parameters nothing gives that scale a block index (`blockIdx.x * TILE`): a block's
+    share of the index space, the block's extent in the code's own reading (`blockIdx.x * BLOCK +
+    threadIdx.x`). Each takes the largest extent of the block among the dimensions it scales (a
+    TILE over x and y with a 32x8 block: 32, rows looped over in y), instead of 4096, beside which
+    every guard (`x < cols`) ran no thread in the sampled blocks."""
+    wanted = set(names)
+    found: dict[str, tuple[int, str]] = {}
+    for m in _BLOCK_SCALE.finditer(body):
+        dim, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        if name not in wanted or (m.group(3) and body[:m.start()].rstrip()[-1:] in ("*", "/", "%")):
+            continue    # the block's share is a product or quotient (`TILE * TILE`, `n / TILE`): not guessed
+        extent = block["xyz".index(dim)]
+        if name not in found or extent > found[name][0]:
+            found[name] = (extent, dim)
+    return found
+
+
 def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, settings: LintSettings,
                    template_args: list[str] | tuple[str, ...] = ()) -> tuple[models.Launch, str, int, dict[str, int | str]]:
     """Block, grid, scalar args, dynamic smem and template arguments for a kernel.
@@ -148,6 +170,14 @@ def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, 
     else:
         block = _block_default(program.text(kernel.body), settings.block_size)
         source = f"the default block size {settings.block_size}"
+    unbound = [n for n, v in kernel.template_params.items() if v is None and n not in targs]
+    if unbound:
+        given = _block_scale_params(program.text(kernel.body), unbound, block)
+        if given:
+            instantiated += "".join(f"; {n} = blockDim.{d} = {v}, read from blockIdx.{d} * {n}"
+                                    for n, (v, d) in given.items())
+            for n, (v, _) in given.items():
+                targs[n] = v
     if spec.grid is not None:
         grid = spec.grid
     elif any_site is not None and any_site.grid is not None:

@@ -283,7 +283,10 @@ def test_shared_arrays_sized_by_template_arguments():
     ways = sorted(e.units / e.ideal_units for e in reads.values())
     assert ways == [1.0, 32.0]       # the padded column read is conflict-free, the other 32-way
     assert [f.code for f in r.findings].count("SM201") == 1
-    (ctx,) = lint_source(src, "t.cu").contexts       # no instance: TILE is a symbol, bound like a parameter
+    (ctx,) = lint_source(src, "t.cu").contexts       # no instance: TILE is the block's x extent (blockIdx.x * TILE)
+    assert ctx.static_shared_bytes == 32 * 33 * 4 + 32 * 32 * 4 and "TILE = blockDim.x = 32" in ctx.launch_source
+    unscaled = src.replace("blockIdx.x * TILE", "blockIdx.x * 32").replace("blockIdx.y * TILE", "blockIdx.y * 32")
+    (ctx,) = lint_source(unscaled, "t.cu").contexts  # nothing says: TILE is a symbol, bound like a parameter
     tile = next(a for a in ctx.accesses.accesses if a.array == "tile")
     assert "TILE" in str(tile.address)
 
@@ -313,3 +316,42 @@ def test_a_template_block_parameter_nothing_gives_is_the_default_block_size():
     assert k.block == (128, 1, 1) and "BLOCK = 128" in k.launch_source and "BLOCK" not in k.assumed
     assert r.contexts[0].static_shared_bytes == 128 * 4
     assert t.launch_source == "the default block size 128" and "TILE" in t.assumed
+
+
+def test_a_template_parameter_scaling_a_block_index_is_the_block_extent():
+    """`blockIdx.x * BLOCK + threadIdx.x` in a template nothing instantiates: BLOCK is the block's
+    x extent (it was 4096: with the guard `i < n` at n = 4096 the sampled blocks ran nothing and
+    the uncoalesced load below had no estimate and no finding). A 2-D tile over x and y takes the
+    larger extent (32 in a 32x8 block: NVIDIA's transpose reads rows in a loop); a share that is
+    a product or quotient (`TILE * TILE`, `n / PARTS`) is not guessed; arguments a launch gives win."""
+    from analyzer.lint import LintSettings, lint_source
+
+    src = """
+    template <int BLOCK>
+    __global__ void strided(const float* in, float* out, int n) {
+        int i = blockIdx.x * BLOCK + threadIdx.x;
+        if (i < n) out[i] = 2.0f * in[i * 4];
+    }
+    template <int TILE>
+    __global__ void copy_t(const float* in, float* out, int rows, int cols) {
+        int x = blockIdx.x * TILE + threadIdx.x;
+        int y = TILE * blockIdx.y + threadIdx.y;
+        if (x < cols && y < rows) out[y * cols + x] = in[x * rows + y];
+    }
+    template <int TILE, int PARTS>
+    __global__ void products(const float* in, float* out, int n) {
+        int i = blockIdx.x * TILE * TILE + threadIdx.x;
+        int j = n / PARTS * blockIdx.y + threadIdx.x;
+        out[i] = in[j];
+    }"""
+    r = lint_source(src, "h.cuh", settings=LintSettings(block_size=128))
+    s, c, p = r.kernels
+    assert s.block == (128, 1, 1) and "BLOCK = blockDim.x = 128" in s.launch_source and "BLOCK" not in s.assumed
+    assert s.global_load_sectors_per_request == 16.0 and s.global_store_sectors_per_request == 4.0
+    assert c.block == (32, 4, 1) and "TILE = blockDim.x = 32" in c.launch_source
+    assert c.global_load_sectors_per_request == 32.0     # in[x * rows + y]: a column per warp
+    assert [(f.code, f.kernel) for f in r.findings if f.code == "GM101"] == [("GM101", "strided"), ("GM101", "copy_t")]
+    assert p.launch_source == "the default block size 128" and {"TILE", "PARTS"} <= set(p.assumed)
+    launched = src + "\nvoid run(const float* a, float* b) { strided<64><<<16, 64>>>(a, b, 1024); }\n"
+    k = lint_source(launched, "h.cu").kernels[0]
+    assert k.block == (64, 1, 1) and "blockIdx" not in k.launch_source

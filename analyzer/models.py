@@ -1211,12 +1211,13 @@ def _condition_values(cond: S.Expr, loops, env, n: int, key, cache: PointCache, 
 
 def branch_warp_passes(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ...], launch: Launch, *,
                        cache: PointCache, needed: set[str], defaults: Mapping[str, int | float] | None = None,
-                       max_iters: int = 4) -> tuple[float, float] | None:
-    """(warp passes, fewest passes) of a branch's body per block, over the sampled iterations with
-    their weights: the warps with a lane that takes it, and the warps its lanes would fill
-    (ceil(lanes / 32)); None where the condition cannot be evaluated. A reduction tree's
-    `if (tid < s)` needs no more passes than its lanes (whole warps drop out, then one warp is
-    left); `if (tid % (2 * s) == 0)` keeps every warp on for a few lanes each."""
+                       max_iters: int = 4) -> tuple[float, float, bool] | None:
+    """(warp passes, fewest passes, leaders only) of a branch's body per block, over the sampled
+    iterations with their weights: the warps with a lane that takes it, the warps its lanes would
+    fill (ceil(lanes / 32)), and whether no warp ever has more than one lane in it (a warp's
+    leader writing the warp's result); None where the condition cannot be evaluated. A reduction
+    tree's `if (tid < s)` needs no more passes than its lanes (whole warps drop out, then one warp
+    is left); `if (tid % (2 * s) == 0)` keeps every warp on for a few lanes each."""
     env, _, key = cache.bind(launch, needed, defaults, MAX_THREADS)
     n = env["threadIdx.x"].shape[0]
     with np.errstate(all="ignore"):
@@ -1225,6 +1226,7 @@ def branch_warp_passes(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Ex
             return None
         pts, values = got
         on = _full(values, pts.count, n) & cache.mask(guards, (key, loops), pts).reshape(pts.count, n)
-        warps = _sum(_any(on.reshape(pts.count, n // 32, 32), axis=2), axis=1)
+        per_warp = _sum(on.reshape(pts.count, n // 32, 32), axis=2)
+        warps = _sum(per_warp > 0, axis=1)
         fewest = np.ceil(_sum(on, axis=1) / 32.0)
-    return float(pts.weights.dot(warps)), float(pts.weights.dot(fewest))
+    return float(pts.weights.dot(warps)), float(pts.weights.dot(fewest)), bool(per_warp.max(initial=0) <= 1)

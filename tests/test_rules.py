@@ -102,6 +102,6 @@ def test_divergent_branch_passes_by_hand():
     spec = LaunchSpec(block=(256, 1, 1), grid=(1, 1, 1))
     r = lint_source(src, "t.cu", launches={"interleaved": spec, "sequential": spec})
     passes = {ctx.kernel.name: ctx.warp_passes(ctx.accesses.branches[0]) for ctx in r.contexts}
-    assert passes == {"interleaved": (47.0, 12.0), "sequential": (12.0, 12.0)}
+    assert passes == {"interleaved": (47.0, 12.0, False), "sequential": (12.0, 12.0, False)}
     (dv,) = [f for f in r.findings if f.code == "DV401"]
     assert dv.kernel == "interleaved" and "3.9x the warp passes" in dv.message

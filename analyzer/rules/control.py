@@ -45,7 +45,10 @@ def divergent_barrier(ctx: KernelContext, r):
           others, where the branch's body then runs in more warp passes than its lanes need
           (over 1.25x the warps they would fill: ceil(lanes / 32) per iteration). Bounds checks
           that only split the last block are not reported, nor a reduction tree's
-          `if (tid < s)`, whose warps drop out whole until one warp is left.
+          `if (tid < s)`, whose warps drop out whole until one warp is left, nor a branch that
+          at most one lane of each warp takes (`if (lane == 0) atomicAdd(out, sum)`: a warp's
+          leader writing the warp's result; gathering the leaders into one warp would cost a
+          shared-memory trip and a barrier).
 
       Why is this bad?
           A warp runs both sides of a divergent branch one after the other, with the other lanes
@@ -68,6 +71,9 @@ def divergent_branch(ctx: KernelContext, r):
         passes = ctx.warp_passes(b)
         if passes is not None and passes[0] <= passes[1] * ctx.options.divergence_slack:
             continue    # whole warps take it or not: the lanes it leaves idle are no extra pass
+        if passes is not None and passes[2]:
+            continue    # a warp's leader (`lane == 0`) writing the warp's result: packing those
+            #            lanes into fewer warps would cost a shared-memory trip and a barrier
         waste = f" (its body runs in {passes[0] / passes[1]:.1f}x the warp passes its lanes need)" \
             if passes is not None and passes[1] else ""
         yield ctx.finding(r, b.line, b.col,

@@ -1181,6 +1181,8 @@ class _Builder:
         targs: tuple[str, ...] = ()
         if fn is not None and fn.type == "template_function":
             name, targs = self._template_function(fn)
+            if self.launch_consts:    # `k<BM, BN><<<...>>>` with host code's `const int BM = 64;`
+                targs = tuple(self._local_value(a) for a in targs)
         else:
             name = self.text(fn) if fn is not None else "?"
         parts = code_children(syntax)
@@ -1193,6 +1195,16 @@ class _Builder:
         (l0, c0) = node.start_point
         self.launches.append(Launch(name.split("::")[-1], targs, grid, block, smem, l0 + 1, c0 + 1,
                                     self.text(parts[0]) if parts else "", self.text(parts[1]) if len(parts) > 1 else ""))
+
+    def _local_value(self, text: str) -> str:
+        """A template argument as the file's scope reads it: the value where host code's local
+        constants decide it (they are out of scope where the kernel is compiled and analyzed)."""
+        if eval_constant(text, self.constants) is not None:
+            return text
+        v = eval_constant(text, self.launch_consts | self.constants)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v):
+            return text
+        return str(int(v))
 
     def _dims(self, node) -> tuple[int, int, int] | None:
         if node.type == "identifier" and self.text(node) in self.dim3_vars:

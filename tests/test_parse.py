@@ -355,3 +355,36 @@ def test_a_template_parameter_scaling_a_block_index_is_the_block_extent():
     launched = src + "\nvoid run(const float* a, float* b) { strided<64><<<16, 64>>>(a, b, 1024); }\n"
     k = lint_source(launched, "h.cu").kernels[0]
     assert k.block == (64, 1, 1) and "blockIdx" not in k.launch_source
+
+
+def test_template_arguments_from_host_code_constants():
+    """`k<BM, BN><<<grid, (BM * BN) / TM>>>` with `const int BM = 64, ...;` in the host function:
+    the launch's template arguments are the values (they stayed names, out of scope where the
+    kernel is analyzed, so BM..TM were taken as 4096 while the block was right), and a name
+    expression built from them compiles."""
+    from analyzer.lint import _name_expressions, lint_source
+
+    src = """
+    template <int BM, int TM>
+    __global__ void __launch_bounds__(BM / TM) rows(const float* a, float* c, int n) {
+        __shared__ float t[BM];
+        t[threadIdx.x] = a[blockIdx.x * BM + threadIdx.x];
+        __syncthreads();
+        for (int r = 0; r < TM; ++r) c[blockIdx.x * BM + threadIdx.x * TM + r] = t[threadIdx.x];
+    }
+    template <typename T, int N>
+    __global__ void typed(const T* a, T* c) { c[threadIdx.x] = a[threadIdx.x * N]; }
+    void run(const float* a, float* c, int n) {
+        const int BM = 64, TM = 4;
+        rows<BM, TM><<<n / BM, BM / TM>>>(a, c, n);
+        constexpr int STRIDE = 2;
+        typed<float, STRIDE><<<1, 32>>>(a, c);
+    }"""
+    r = lint_source(src, "h.cu")
+    p = r.contexts[0].program
+    assert [l.template_args for l in p.launches] == [("64", "4"), ("float", "2")]
+    assert _name_expressions(p, None) == ("rows<64, 4>", "typed<float, 2>")
+    k, t = r.kernels
+    assert k.block == (16, 1, 1) and not {"BM", "TM"} & set(k.assumed)
+    assert r.contexts[0].static_shared_bytes == 64 * 4
+    assert t.global_load_sectors_per_request == 8.0     # a[threadIdx.x * 2]: 256 bytes a warp

@@ -148,6 +148,7 @@ class Launch:
     col: int
     grid_text: str = ""
     block_text: str = ""
+    args: tuple[int | float | None, ...] = ()   # each argument's value where a constant decides it
 
 
 @fast_init
@@ -1192,9 +1193,13 @@ class _Builder:
         if len(parts) > 2:
             v = eval_constant(self.text(parts[2]), self._launch_known())
             smem = count(v)
+        arg_list = node.child_by_field_id(FIELD.arguments)
+        known = self._launch_known()
+        args = tuple(eval_constant(self.text(a), known) for a in code_children(arg_list)) if arg_list is not None else ()
         (l0, c0) = node.start_point
         self.launches.append(Launch(name.split("::")[-1], targs, grid, block, smem, l0 + 1, c0 + 1,
-                                    self.text(parts[0]) if parts else "", self.text(parts[1]) if len(parts) > 1 else ""))
+                                    self.text(parts[0]) if parts else "", self.text(parts[1]) if len(parts) > 1 else "",
+                                    args))
 
     def _local_value(self, text: str) -> str:
         """A template argument as the file's scope reads it: the value where host code's local

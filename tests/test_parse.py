@@ -388,3 +388,37 @@ def test_template_arguments_from_host_code_constants():
     assert k.block == (16, 1, 1) and not {"BM", "TM"} & set(k.assumed)
     assert r.contexts[0].static_shared_bytes == 64 * 4
     assert t.global_load_sectors_per_request == 8.0     # a[threadIdx.x * 2]: 256 bytes a warp
+
+
+def test_constant_launch_arguments_bind_scalar_parameters():
+    """`pool<<<g, 512>>>(count, x, 28, 3, 2, y)` (Caffe's style) or host code's constants: the
+    scalar parameters take the launch's values (they were 4096 each, and a 3x3 window of stride 2
+    read 4096x4096 elements a thread); values the caller gives win; a call whose arguments do
+    not line up with the parameters gives none."""
+    from analyzer.lint import LaunchSpec, lint_source
+
+    src = """
+    __global__ void pool(int count, const float* x, int width, int window, int stride, float* y) {
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += blockDim.x * gridDim.x) {
+            float m = -1e30f;
+            for (int k = 0; k < window; ++k) m = fmaxf(m, x[i * stride + k]);
+            y[i] = m;
+        }
+    }
+    __global__ void packed(const float* x, float* y, int n) { y[threadIdx.x] = x[threadIdx.x * n]; }
+    void run(int count, const float* x, float* y) {
+        const int W = 56;
+        pool<<<(count + 511) / 512, 512>>>(count, x, W / 2, 3, 2, y);
+        packed<<<1, 32>>>(x, y);
+    }"""
+    r = lint_source(src, "p.cu")
+    pool, packed = r.contexts
+    assert pool.launch.args == {"width": 28, "window": 3, "stride": 2}
+    assert pool.launch_source == "the launch at line 12 with 3 constant arguments"
+    assert r.kernels[0].assumed == ("count",)
+    (load,) = [e for a, e in zip(pool.accesses.accesses, pool.estimates) if a.kind == "load"]
+    # x[i * 2 + k]: 256 bytes a warp, 8 sectors (9 where k shifts them across one), ideal 4
+    assert 8.0 <= load.units / load.requests <= 9.0 and load.ideal_units / load.requests == 4.0
+    assert packed.launch.args == {} and "n" in r.kernels[1].assumed
+    given = lint_source(src, "p.cu", launches={"pool": LaunchSpec(args={"stride": 1})}).contexts[0]
+    assert given.launch.args == {"stride": 1, "width": 28, "window": 3}

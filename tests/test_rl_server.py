@@ -1,6 +1,7 @@
 """The reward server, started for real (uvicorn on a free loopback port) and hit with httpx."""
 from __future__ import annotations
 
+import functools
 import os
 import re
 import socket
@@ -19,6 +20,11 @@ pytest.importorskip("pandas")
 pytest.importorskip("starlette")
 httpx = pytest.importorskip("httpx")
 uvicorn = pytest.importorskip("uvicorn")
+
+# httpx's 5 s default is short for a first reward batch on a loaded 2-core CI machine; calls that
+# test a timeout give their own
+http_post = functools.partial(httpx.post, timeout=60)
+http_get = functools.partial(httpx.get, timeout=60)
 
 import rl.integrations as integ  # noqa: E402
 from rl.server import ServerConfig, main as server_main, make_app  # noqa: E402
@@ -43,7 +49,7 @@ def wait_healthy(url: str, proc: subprocess.Popen | None = None, limit_s: float 
         if proc is not None and proc.poll() is not None:
             raise RuntimeError(f"server exited with {proc.returncode}: {proc.stderr.read()}")
         try:
-            if httpx.get(url + "/health", timeout=1.0).status_code == 200:
+            if http_get(url + "/health", timeout=1.0).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
@@ -81,7 +87,7 @@ def metric(text: str, name: str) -> float:
 
 # --------------------------------------------------------------------------- happy path
 def test_health(server):
-    r = httpx.get(server + "/health")
+    r = http_get(server + "/health")
     assert r.status_code == 200
     assert r.json()["status"] == "ok" and r.json()["oracle"] == "replay"
 
@@ -90,7 +96,7 @@ def test_batch_matches_the_core_and_keeps_order():
     ids = [TASKS[0], TASKS[1], TASKS[0], "nosuch/task", TASKS[1], TASKS[0]]
     texts = [reply(TASKS[0], 0), reply(TASKS[1], 1), reply(TASKS[0], 2), reply(TASKS[0], 0), "no code", reply(TASKS[0], 3)]
     with running(fresh_core()) as url:
-        r = httpx.post(url + "/score", json={"items": [{"task_id": t, "text": x} for t, x in zip(ids, texts)]})
+        r = http_post(url + "/score", json={"items": [{"task_id": t, "text": x} for t, x in zip(ids, texts)]})
     assert r.status_code == 200
     got = r.json()["results"]
     want = [s.to_dict() for s in fresh_core().score_texts(ids, texts)]
@@ -102,14 +108,14 @@ def test_batch_matches_the_core_and_keeps_order():
 
 
 def test_unknown_task_is_a_per_item_error(server):
-    r = httpx.post(server + "/score", json={"items": [{"task_id": "nosuch/task", "text": reply(TASKS[0], 0)}]})
+    r = http_post(server + "/score", json={"items": [{"task_id": "nosuch/task", "text": reply(TASKS[0], 0)}]})
     assert r.status_code == 200
     (res,) = r.json()["results"]
     assert res["reward"] == FAIL and "nosuch/task" in res["error"]
 
 
 def test_empty_batch(server):
-    r = httpx.post(server + "/score", json={"items": []})
+    r = http_post(server + "/score", json={"items": []})
     assert r.status_code == 200 and r.json() == {"results": []}
 
 
@@ -126,41 +132,41 @@ def test_empty_batch(server):
     (b'{"items": [7]}', 422, "items[0] must be an object"),
 ])
 def test_malformed_requests_get_json_errors(server, body, status, message):
-    r = httpx.post(server + "/score", content=body, headers={"content-type": "application/json"})
+    r = http_post(server + "/score", content=body, headers={"content-type": "application/json"})
     assert r.status_code == status
     assert message in r.json()["error"]
 
 
 def test_oversized_body_is_413(server):
     big = {"items": [{"task_id": TASKS[0], "text": "x" * (300 << 10)}]}
-    r = httpx.post(server + "/score", json=big)
+    r = http_post(server + "/score", json=big)
     assert r.status_code == 413 and "limit" in r.json()["error"]
 
     def chunks():               # no Content-Length: the limit holds while reading
         for _ in range(40):
             yield b"x" * (16 << 10)
 
-    r = httpx.post(server + "/score", content=chunks())
+    r = http_post(server + "/score", content=chunks())
     assert r.status_code == 413 and "limit" in r.json()["error"]
-    assert httpx.get(server + "/health").status_code == 200
+    assert http_get(server + "/health").status_code == 200
 
 
 def test_too_many_items_is_413(server):
     items = [{"task_id": TASKS[0], "text": "x"}] * 51
-    r = httpx.post(server + "/score", json={"items": items})
+    r = http_post(server + "/score", json={"items": items})
     assert r.status_code == 413 and "limit is 50" in r.json()["error"]
 
 
 def test_unknown_route_and_method_are_json(server):
-    r = httpx.get(server + "/nope")
+    r = http_get(server + "/nope")
     assert r.status_code == 404 and "error" in r.json()
-    r = httpx.get(server + "/score")
+    r = http_get(server + "/score")
     assert r.status_code == 405 and "error" in r.json()
 
 
 # --------------------------------------------------------------------------- load
 def test_concurrent_requests_nothing_lost(server):
-    before = httpx.get(server + "/metrics").text
+    before = http_get(server + "/metrics").text
     jobs = []
     for i in range(64):
         tid = TASKS[i % 2]
@@ -180,7 +186,7 @@ def test_concurrent_requests_nothing_lost(server):
         task = get_task(tid)
         assert [r["sample_id"] for r in body["results"]] == [task.candidates[k].sample_id for k in ks]
         assert all(r["task_id"] == tid and not r["error"] for r in body["results"])
-    after = httpx.get(server + "/metrics").text
+    after = http_get(server + "/metrics").text
     n_items = sum(len(ks) for _, ks, _ in jobs)
     assert metric(after, "cudaperf_items_total") - metric(before, "cudaperf_items_total") == n_items
     # every reply reached the core exactly once, in no more core calls than requests
@@ -191,9 +197,9 @@ def test_concurrent_requests_nothing_lost(server):
 
 
 def test_metrics_format_and_core_stats(server):
-    httpx.post(server + "/score", json={"items": [{"task_id": TASKS[0], "text": reply(TASKS[0], 4)}]})
-    httpx.post(server + "/score", content=b"{bad")
-    r = httpx.get(server + "/metrics")
+    http_post(server + "/score", json={"items": [{"task_id": TASKS[0], "text": reply(TASKS[0], 4)}]})
+    http_post(server + "/score", content=b"{bad")
+    r = http_get(server + "/metrics")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
     text = r.text
     assert metric(text, 'cudaperf_requests_total{route="score",code="400"}') >= 1
@@ -237,14 +243,14 @@ def test_busy_server_answers_503_then_recovers():
     cfg = ServerConfig(max_concurrent=1, queue_timeout_s=0.2, request_timeout_s=60)
     body = {"items": [{"task_id": TASKS[0], "text": reply(TASKS[0], 0)}]}
     with running(gated, cfg) as url, ThreadPoolExecutor(1) as pool:
-        first = pool.submit(httpx.post, url + "/score", json=body, timeout=60)
+        first = pool.submit(http_post, url + "/score", json=body, timeout=60)
         assert gated.entered.wait(30)
-        r = httpx.post(url + "/score", json=body, timeout=30)
+        r = http_post(url + "/score", json=body, timeout=30)
         assert r.status_code == 503 and "busy" in r.json()["error"]
-        assert httpx.get(url + "/health").status_code == 200        # the loop is not blocked
+        assert http_get(url + "/health").status_code == 200        # the loop is not blocked
         gated.gate.set()
         assert first.result().status_code == 200
-        assert httpx.post(url + "/score", json=body).status_code == 200
+        assert http_post(url + "/score", json=body).status_code == 200
 
 
 def test_slow_request_answers_504_and_the_server_goes_on():
@@ -252,10 +258,10 @@ def test_slow_request_answers_504_and_the_server_goes_on():
     cfg = ServerConfig(request_timeout_s=0.3)
     body = {"items": [{"task_id": TASKS[0], "text": reply(TASKS[0], 0)}]}
     with running(gated, cfg) as url:
-        r = httpx.post(url + "/score", json=body, timeout=30)
+        r = http_post(url + "/score", json=body, timeout=30)
         assert r.status_code == 504 and "no answer" in r.json()["error"]
         gated.gate.set()
-        r = httpx.post(url + "/score", json=body, timeout=30)
+        r = http_post(url + "/score", json=body, timeout=30)
         assert r.status_code == 200 and r.json()["results"][0]["reward"] > FAIL
 
 
@@ -265,9 +271,9 @@ def test_a_failing_core_is_a_json_500():
             raise RuntimeError("oracle worker died")
 
     with running(Broken(fresh_core("none"))) as url:
-        r = httpx.post(url + "/score", json={"items": [{"task_id": TASKS[0], "text": "x"}]})
+        r = http_post(url + "/score", json={"items": [{"task_id": TASKS[0], "text": "x"}]})
         assert r.status_code == 500 and "oracle worker died" in r.json()["error"]
-        assert httpx.get(url + "/health").status_code == 200
+        assert http_get(url + "/health").status_code == 200
 
 
 # --------------------------------------------------------------------------- OpenRLHF route and remote adapters
@@ -275,13 +281,13 @@ def test_get_reward_speaks_openrlhf(server):
     prompt = "<|im_start|>user\nWrite the kernel<|im_end|>\n<|im_start|>assistant\n"
     text = reply(TASKS[1], 2)
     payload = {"query": [prompt + text + "<|im_end|>"], "prompts": [prompt], "labels": [TASKS[1]]}
-    r = httpx.post(server + "/get_reward", json=payload)
+    r = http_post(server + "/get_reward", json=payload)
     assert r.status_code == 200
     body = r.json()
-    ref = httpx.post(server + "/score", json={"items": [{"task_id": TASKS[1], "text": text}]}).json()["results"][0]
+    ref = http_post(server + "/score", json={"items": [{"task_id": TASKS[1], "text": text}]}).json()["results"][0]
     assert body["rewards"] == body["scores"] == [ref["reward"]]
     assert body["extra_logs"] == {"cudaperf_valid": [1.0], "cudaperf_measured": [1.0 if ref["source"] == "measured" else 0.0]}
-    r = httpx.post(server + "/get_reward", json={"query": ["q"]})
+    r = http_post(server + "/get_reward", json={"query": ["q"]})
     assert r.status_code == 422 and "label_key" in r.json()["error"]
 
 
@@ -316,8 +322,8 @@ def test_python_m_rl_serve():
     try:
         url = f"http://127.0.0.1:{port}"
         wait_healthy(url, proc)
-        assert httpx.get(url + "/health").json()["oracle"] == "none"
-        r = httpx.post(url + "/score", json={"items": [{"task_id": TASKS[0], "text": reply(TASKS[0], 0)}]})
+        assert http_get(url + "/health").json()["oracle"] == "none"
+        r = http_post(url + "/score", json={"items": [{"task_id": TASKS[0], "text": reply(TASKS[0], 0)}]})
         assert r.status_code == 200 and r.json()["results"][0]["source"] == "surrogate"
     finally:
         proc.terminate()

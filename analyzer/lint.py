@@ -224,8 +224,8 @@ def _name_expressions(program: Program, kernels: list[str] | None) -> tuple[str,
 
 
 def _resources(program: Program, kernel: Function, settings: LintSettings, cache: dict, notes: list[str],
-               name_expressions: tuple[str, ...] = (), template_args: Mapping[str, int | str] | None = None
-               ) -> Resources:
+               name_expressions: tuple[str, ...] = (), template_args: Mapping[str, int | str] | None = None,
+               constants: dict | None = None) -> Resources:
     if settings.ptxas:
         if "table" not in cache:
             try:
@@ -241,7 +241,7 @@ def _resources(program: Program, kernel: Function, settings: LintSettings, cache
         found = found or table.get(kernel.name)
         if found is not None:
             return found
-    return estimate_registers(program, kernel)
+    return estimate_registers(program, kernel, constants)
 
 
 def _weighted(pairs) -> tuple[float | None, float | None]:
@@ -324,7 +324,8 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
             for note in ka.notes:
                 result.notes.append(f"{path}:{kernel.line}: kernel {kernel.name}: {note}")
             resources = _resources(program, kernel, settings, res_cache, result.notes,
-                                   _name_expressions(program, kernels) if settings.ptxas else (), targs)
+                                   _name_expressions(program, kernels) if settings.ptxas else (), targs,
+                                   ka.constants)
             ctx = KernelContext(program, kernel, ka, launch, source_of_block, arch, resources, settings.options,
                                 launch_smem=smem)
             contexts.append(ctx)

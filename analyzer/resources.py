@@ -322,17 +322,20 @@ def register_words(text: str) -> tuple[int, int, int, list[re.Match]]:
 REGISTER_FEATURES = ("pointers", "scalars", "declarations", "vector_words", "double_words", "array_elements", "for_words")
 
 
-def register_features(program: Program, kernel: Function) -> dict[str, int]:
+def register_features(program: Program, kernel: Function, constants: dict | None = None) -> dict[str, int]:
     """What the static register estimate counts in a kernel: its pointer and scalar parameters,
     declarations, vector and double words, elements of local arrays of constant size (unrolled
-    into registers, 128 at most each) and `for` words (loops keep counters and bounds live)."""
+    into registers, 128 at most each) and `for` words (loops keep counters and bounds live).
+    `constants`: the names with values in the instance (the walker's: the file's constants and
+    the template's arguments, which size `float buf[ITEMS]`); the file's constants by default."""
+    known = program.constants if constants is None else constants
     text = program.text(kernel.body)
     decl, vector, double, arrays = register_words(text)
     elements = 0
     for m in arrays:
         if "__shared__" in text[max(0, m.start() - 40):m.start()]:
             continue
-        dims = [program.constants.get(g, int(g) if g and g.isdigit() else None) for g in m.groups() if g]
+        dims = [known.get(g, int(g) if g and g.isdigit() else None) for g in m.groups() if g]
         if all(isinstance(d, (int, float)) for d in dims):
             count = 1
             for d in dims:
@@ -355,7 +358,7 @@ def register_cap(kernel: Function) -> int:
     return models.launch_bounds_registers(models.arch("sm_90"), lb.max_threads, lb.min_blocks)
 
 
-def estimate_registers(program: Program, kernel: Function) -> Resources:
+def estimate_registers(program: Program, kernel: Function, constants: dict | None = None) -> Resources:
     """A static register count: a weighted sum of `register_features`, the weights fitted on
     ptxas's counts for every measured kernel (analyzer/register_weights.py, made by
     `python -m corpus fit-registers`, which reports its error on families left out of the fit),
@@ -363,7 +366,8 @@ def estimate_registers(program: Program, kernel: Function) -> Resources:
 
     Marked as an estimate; `corpus validate` measures how far it is from ptxas.
     """
-    return Resources(weighted_registers(register_features(program, kernel), register_cap(kernel)), source="estimate")
+    return Resources(weighted_registers(register_features(program, kernel, constants), register_cap(kernel)),
+                     source="estimate")
 
 
 def weighted_registers(counts: dict[str, int], cap: int = 255, weights: dict[str, float] | None = None) -> int:

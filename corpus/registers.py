@@ -63,14 +63,27 @@ def kernel_rows(data_dirs=None) -> list[KernelRow]:
             continue
         seen.add(key)
         program = parse(sample.source, f"{sample.family}/{sample.variant}")
-        base, _ = split_name_expression(sample.kernel)
+        base, targs = split_name_expression(sample.kernel)
         kernel = next((k for k in program.kernels if k.name == base), None)
         if kernel is None:
             continue
         smem = int(rec["static_smem"] or 0) + int(rec["smem"] or 0)
-        rows.append(KernelRow(sample.family, sample.kernel, int(rec["registers"]), register_features(program, kernel),
+        rows.append(KernelRow(sample.family, sample.kernel, int(rec["registers"]),
+                              register_features(program, kernel, _instance_constants(program, kernel, targs)),
                               int(rec["threads"]), smem, register_cap(kernel)))
     return rows
+
+
+def _instance_constants(program, kernel, targs: list[str]) -> dict:
+    """The names with values in the measured instance, as lint and the features see them (the
+    walker's constants: the file's and the template's arguments)."""
+    from analyzer.access import analyze
+    from analyzer.lint import LintSettings, resolve_launch
+
+    if not kernel.template_params:
+        return program.constants
+    *_, values = resolve_launch(program, kernel, None, LintSettings(), targs)
+    return analyze(program, kernel, values).constants
 
 
 def _design(rows: list[KernelRow]):

@@ -169,7 +169,7 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
 
     # ---- resources and occupancy
     regs_static = _static_regs(ctx)
-    for name, count in register_features(ctx.program, ctx.kernel).items():
+    for name, count in register_features(ctx.program, ctx.kernel, ctx.accesses.constants).items():
         v[f"code_{name}"] = count
     occ_static = models.occupancy(a, threads, int(regs_static), ctx.static_shared_bytes + ctx.launch_smem)
     v["regs_static"] = regs_static
@@ -368,7 +368,7 @@ def _static_regs(ctx) -> float:
 
     if not ctx.resources.measured:
         return float(ctx.resources.registers)
-    return float(estimate_registers(ctx.program, ctx.kernel).registers)
+    return float(estimate_registers(ctx.program, ctx.kernel, ctx.accesses.constants).registers)
 
 
 def mask_ptxas(x: np.ndarray) -> np.ndarray:

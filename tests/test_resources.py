@@ -233,3 +233,23 @@ def test_each_explicit_instance_gets_its_own_ptxas_figures(tmp_path, monkeypatch
     assert (k.block, k.registers) == ((128, 1, 1), small.registers)
     (k,) = lint_source(INSTANCES, "r.cu", settings=settings, kernels=["rows<256, 8>"]).kernels
     assert (k.block, k.registers) == ((256, 1, 1), large.registers)
+
+
+def test_static_register_estimate_counts_template_sized_local_arrays():
+    """`float buf[ITEMS]` in a template kernel: the instance's ITEMS sizes it (the estimate read the
+    file's constants alone and counted no element, whatever ITEMS was)."""
+    from analyzer.lint import lint_source
+
+    src = """
+    template <int BLOCK, int ITEMS>
+    __global__ void gelu_unroll(const float* x, float* y, int n) {
+        float buf[ITEMS];
+        int base = (blockIdx.x * BLOCK) * ITEMS + threadIdx.x;
+        #pragma unroll
+        for (int k = 0; k < ITEMS; ++k) buf[k] = x[base + k * BLOCK];
+        #pragma unroll
+        for (int k = 0; k < ITEMS; ++k) y[base + k * BLOCK] = buf[k] * 0.5f;
+    }"""
+    regs = {k: lint_source(src, "g.cu", kernels=[k]).kernels[0].registers
+            for k in ("gelu_unroll<256, 1>", "gelu_unroll<256, 8>", "gelu_unroll<256, 32>")}
+    assert regs["gelu_unroll<256, 1>"] < regs["gelu_unroll<256, 8>"] < regs["gelu_unroll<256, 32>"]

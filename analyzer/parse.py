@@ -136,6 +136,28 @@ class Function:
         return next((p for p in self.params if p.name == name), None)
 
 
+_LAUNCH_APIS = frozenset(("cudaLaunchKernel", "cudaLaunchCooperativeKernel"))
+# the kernel argument of a launch API: `k`, `&k`, `(void*)k`, `(const void*)&ns::k<128, 4>`,
+# `reinterpret_cast<const void*>(k<128>)`
+_LAUNCHED_KERNEL = re.compile(r"^\s*(?:\(\s*(?:const\s+)?void\s*\*\s*\)\s*|reinterpret_cast\s*<[^<>]*>\s*\(\s*)?&?\s*"
+                              r"([A-Za-z_][\w:]*)\s*(?:<(.*)>)?\s*\)?\s*$", re.S)
+
+
+def _split_top_level(text: str) -> list[str]:
+    """`a, b<c, d>, (e, f)` -> ["a", " b<c, d>", " (e, f)"]: commas outside brackets."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return out
+
+
 @fast_init
 @dataclass(frozen=True)
 class Launch:
@@ -642,6 +664,18 @@ def _split_args(text: bytes) -> list[bytes]:
 
 # ------------------------------------------------------------------ constants
 
+_SIZEOF = re.compile(r"\bsizeof\s*\(\s*([A-Za-z_][\w\s:]*?)\s*(\*?)\s*\)")
+
+
+def _sizeof_value(m: re.Match) -> str:
+    """`sizeof(float)` -> `4` (a pointer 8); another type stays as written (and the expression
+    has no value)."""
+    if m.group(2):
+        return "8"
+    size = type_size(m.group(1))
+    return str(size) if size is not None else m.group(0)
+
+
 _INT_SUFFIX = re.compile(r"(?<=[0-9a-fA-FxX])[uUlL]+\b")
 _FLOAT_SUFFIX = re.compile(r"(?<=[0-9.])[fF]\b")
 
@@ -661,6 +695,8 @@ def eval_constant(text: str, known: dict[str, int | float]) -> int | float | Non
     text = text.strip()
     if not text or len(text) > 200:
         return None
+    if "sizeof" in text:   # `n * sizeof(float)`: a launch's shared bytes
+        text = _SIZEOF.sub(_sizeof_value, text)
     text = _INT_SUFFIX.sub("", text)
     text = _FLOAT_SUFFIX.sub("", text)
     text = text.replace("&&", " and ").replace("||", " or ")
@@ -846,9 +882,10 @@ class _Builder:
             elif t == "function_definition":
                 self._function(node, tparams)
                 # Only launch sites (and the dim3 variables they use) are wanted inside bodies:
-                # skip bodies without `<<<` rather than walk every node of every kernel.
+                # skip bodies without `<<<` or a launch API rather than walk every node of every kernel.
                 body = node.child_by_field_id(FIELD.body)
-                if body is not None and b"<<<" in self.src[body.start_byte:body.end_byte]:
+                text = self.src[body.start_byte:body.end_byte] if body is not None else b""
+                if b"<<<" in text or b"cudaLaunch" in text:
                     stack.append(((dict(self.launch_consts), dict(self.dim3_vars)), None))
                     stack.append((body, {}))
             elif t == "declaration":
@@ -1009,7 +1046,8 @@ class _Builder:
                         v = eval_constant(self.text(value), self.constants)
                         if v is not None:
                             self.constants[self.text(inner)] = v
-                    elif not file_scope and self.src.find(b"<<<", node.end_byte) >= 0:
+                    elif not file_scope and (self.src.find(b"<<<", node.end_byte) >= 0
+                                             or self.src.find(b"cudaLaunch", node.end_byte) >= 0):
                         self._launch_constant(self.text(inner), value, "const" in quals or "constexpr" in quals)
                 decl = inner
             space = "shared" if "__shared__" in quals else "constant" if "__constant__" in quals else (
@@ -1177,6 +1215,9 @@ class _Builder:
     def _maybe_launch(self, node) -> None:
         syntax = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
         if syntax is None:
+            fn = node.child_by_field_id(FIELD.function)
+            if fn is not None and fn.type == "identifier" and self.text(fn) in _LAUNCH_APIS:
+                self._api_launch(node)
             return
         fn = node.child_by_field_id(FIELD.function)
         targs: tuple[str, ...] = ()
@@ -1200,6 +1241,25 @@ class _Builder:
         self.launches.append(Launch(name.split("::")[-1], targs, grid, block, smem, l0 + 1, c0 + 1,
                                     self.text(parts[0]) if parts else "", self.text(parts[1]) if len(parts) > 1 else "",
                                     args))
+
+    def _api_launch(self, node) -> None:
+        """`cudaLaunchKernel((const void*)k<128>, grid, block, args, smem, stream)` (also the
+        cooperative launch): the kernel, its template arguments and the launch's shape, as a
+        `<<<...>>>` site gives them. The arguments go through a `void*` array: not read."""
+        arg_list = node.child_by_field_id(FIELD.arguments)
+        parts = code_children(arg_list) if arg_list is not None else []
+        if len(parts) < 3:
+            return
+        m = _LAUNCHED_KERNEL.match(self.text(parts[0]))
+        if m is None:
+            return
+        targs = tuple(a.strip() for a in _split_top_level(m.group(2))) if m.group(2) else ()
+        if self.launch_consts:
+            targs = tuple(self._local_value(a) for a in targs)
+        smem = count(eval_constant(self.text(parts[4]), self._launch_known())) if len(parts) > 4 else 0
+        (l0, c0) = node.start_point
+        self.launches.append(Launch(m.group(1).split("::")[-1], targs, self._dims(parts[1]), self._dims(parts[2]),
+                                    smem, l0 + 1, c0 + 1, self.text(parts[1]), self.text(parts[2])))
 
     def _local_value(self, text: str) -> str:
         """A template argument as the file's scope reads it: the value where host code's local

@@ -98,7 +98,8 @@ __global__ void __maxnreg__(32) m(float* y) { y[threadIdx.x] = 0; }
 
 
 @pytest.mark.parametrize("text,value", [("32", 32), ("(1 << 5) + 1", 33), ("64u", 64), ("1.5f", 1.5),
-                                        ("7 / 2", 3), ("-7 / 2", -3), ("TILE * 2", 64), ("sizeof(float)", None)])
+                                        ("7 / 2", 3), ("-7 / 2", -3), ("TILE * 2", 64), ("sizeof(float)", 4),
+                                        ("sizeof(T)", None)])
 def test_constant_expressions(text, value):
     assert eval_constant(text, {"TILE": 32}) == value
 
@@ -422,3 +423,48 @@ def test_constant_launch_arguments_bind_scalar_parameters():
     assert packed.launch.args == {} and "n" in r.kernels[1].assumed
     given = lint_source(src, "p.cu", launches={"pool": LaunchSpec(args={"stride": 1})}).contexts[0]
     assert given.launch.args == {"stride": 1, "width": 28, "window": 3}
+
+
+def test_launch_api_calls_are_launch_sites():
+    """`cudaLaunchKernel((void*)k, grid, block, args, smem, stream)` and the cooperative launch
+    give the block as `k<<<grid, block, smem>>>` does (the kernel was linted with the default
+    32x8 block beside a 16x16 launch), with template arguments and host constants."""
+    from analyzer.lint import lint_source
+    from analyzer.parse import parse
+
+    src = """
+    __global__ void scale2d(const float* in, float* out, int w, int h) {
+        int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+        if (x < w && y < h) out[x * h + y] = 2.f * in[y * w + x];
+    }
+    template <int BLOCK, int ITEMS>
+    __global__ void sum(const float* in, float* out) { extern __shared__ float s[]; s[threadIdx.x] = in[threadIdx.x]; }
+    void run(const float* in, float* out, int w, int h, cudaStream_t st) {
+        dim3 block(16, 16);
+        dim3 grid((w + 15) / 16, (h + 15) / 16);
+        void* args[] = {&in, &out, &w, &h};
+        cudaLaunchKernel((void*)scale2d, grid, block, args, 0, st);
+        const int B = 128;
+        cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&sum<B, 4>), dim3(64), dim3(B), args, B * sizeof(float), st);
+        cudaLaunchKernel((const void*)sum<256, 2>, 8, 256, args);
+    }"""
+    launches = parse(src, "l.cu").launches
+    assert [(l.kernel, l.template_args, l.grid, l.block, l.smem) for l in launches] == [
+        ("scale2d", (), None, (16, 16, 1), 0),
+        ("sum", ("128", "4"), (64, 1, 1), (128, 1, 1), 512),
+        ("sum", ("256", "2"), (8, 1, 1), (256, 1, 1), 0)]
+    k = lint_source(src, "l.cu").kernels[0]
+    assert k.block == (16, 16, 1) and k.launch_source == "the launch at line 12"
+    assert k.global_store_sectors_per_request == 16.0      # out[x * h + y]: 16 columns of 2 rows
+
+
+def test_sizeof_of_a_scalar_type_is_a_constant():
+    """`k<<<g, b, (256 + 6) * sizeof(float)>>>`: the launch's shared bytes (they were unknown)."""
+    from analyzer.parse import eval_constant, parse
+
+    assert eval_constant("(T + 6) * sizeof(float)", {"T": 256}) == 1048
+    assert eval_constant("sizeof(unsigned int) + sizeof(float*)", {}) == 12
+    assert eval_constant("16 / sizeof(T)", {}) is None          # a type nobody sized
+    src = "__global__ void k(float* x) { extern __shared__ float s[]; s[threadIdx.x] = x[threadIdx.x]; }\n" \
+          "void run(float* x) { k<<<1, 256, (256 + 6) * sizeof(float)>>>(x); }\n"
+    assert parse(src, "s.cu").launches[0].smem == 1048

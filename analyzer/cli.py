@@ -131,6 +131,7 @@ class FileJob:
     settings: LintSettings
     default_launch: LaunchSpec | None
     max_bytes: int
+    named: bool = True               # given by name, not found in a directory (a .py with no CUDA: say so)
 
 
 @dataclasses.dataclass
@@ -156,7 +157,7 @@ def lint_file(job: FileJob) -> FileOutcome:
 
 def _lint_file(job: FileJob) -> FileOutcome:
     from .lint import FileResult, lint_source
-    from .pyextract import extract
+    from .pyextract import extract_with_skipped
 
     path = job.path
     text, err = read(path, job.max_bytes)
@@ -171,10 +172,15 @@ def _lint_file(job: FileJob) -> FileOutcome:
                 if not any(c.startswith(p.upper()) for p in extra_ignores)}
     if path.suffix == ".py":
         try:
-            embedded = extract(text)
+            embedded, skipped = extract_with_skipped(text)
         except SyntaxError as exc:
             return FileOutcome(error=InputError(display, f"Python does not parse: {exc.msg} (line {exc.lineno})"))
         merged = FileResult(display)
+        merged.notes.extend(f"{display}:{line}: note: {call}(...) takes CUDA this file does not spell out "
+                            f"(read from a file, built by a call, bound elsewhere): not linted" for line, call in skipped)
+        if not embedded and not skipped and job.named:
+            merged.notes.append(f"{display}: note: no CUDA found (strings passed to load_inline, RawKernel, "
+                                f"RawModule, ElementwiseKernel, ReductionKernel)")
         for emb in embedded:
             sub = lint_source(emb.source, display, settings=job.settings, rules=per_file,
                               default_launch=job.default_launch)
@@ -184,9 +190,9 @@ def _lint_file(job: FileJob) -> FileOutcome:
             for k in sub.kernels:
                 merged.kernels.append(dataclasses.replace(k, line=emb.to_python(k.line, 1)[0],
                                                           launch_source=emb.text_to_python(k.launch_source)))
-            merged.notes.extend(sub.notes)
+            merged.notes.extend(emb.text_to_python(n) for n in sub.notes)
             merged.suppressed += sub.suppressed
-        return FileOutcome(merged)
+        return FileOutcome(merged, notes=list(merged.notes))
     res = lint_source(text, display, settings=job.settings, rules=per_file, default_launch=job.default_launch)
     res.contexts = []
     return FileOutcome(res, notes=list(res.notes))
@@ -252,7 +258,9 @@ def lint_command(ns: argparse.Namespace) -> int:
     if workers < 0:
         raise UsageError(f"--jobs must be 0 (one per core) or more, got {workers}")
     files, errors = collect(ns.paths, cfg, ns.python)
-    jobs = [FileJob(path, tuple(chosen), cfg, settings, spec if use_spec else None, ns.max_file_size) for path in files]
+    given = {Path(p) for p in ns.paths}
+    jobs = [FileJob(path, tuple(chosen), cfg, settings, spec if use_spec else None, ns.max_file_size, path in given)
+            for path in files]
     results: list[FileResult] = []
     notes: list[str] = []
     for outcome in _run(jobs, workers):

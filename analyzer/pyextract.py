@@ -36,7 +36,7 @@ class Embedded:
         return _LINE_REF.sub(lambda m: f"{m.group(1)} {self.to_python(int(m.group(2)), 1)[0]}", text)
 
 
-def _string_start(src_lines: list[str], node: ast.Constant, segment: str) -> tuple[int, int, bool]:
+def _string_start(src_lines: list[str], node: ast.AST, segment: str) -> tuple[int, int, bool]:
     """Where the string's content begins (after the prefix and opening quotes)."""
     line = src_lines[node.lineno - 1]
     i = node.col_offset
@@ -49,12 +49,14 @@ def _string_start(src_lines: list[str], node: ast.Constant, segment: str) -> tup
     raw = "r" in line[i:j].lower()
     segment_start = j + len(quote)
     # escapes (`\\n` written out) or implicit concatenation shift positions after them
-    exact = (raw or "\\" not in segment) and node.value in segment
+    exact = (raw or "\\" not in segment) and isinstance(node, ast.Constant) and node.value in segment
     return node.lineno, segment_start + 1, exact
 
 
-def _literal_strings(node: ast.AST, names: dict[str, ast.Constant]) -> list[ast.Constant]:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+def _literal_strings(node: ast.AST, names: dict[str, ast.AST]) -> list[ast.AST]:
+    """The string literals (and f-strings) a value spells out: itself, a name bound to one, the
+    items of a list, the operands of `+` (each linted on its own, as list items are)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, ast.JoinedStr):
         return [node]
     if isinstance(node, ast.Name) and node.id in names:
         return [names[node.id]]
@@ -63,20 +65,58 @@ def _literal_strings(node: ast.AST, names: dict[str, ast.Constant]) -> list[ast.
         for elt in node.elts:
             out.extend(_literal_strings(elt, names))
         return out
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _literal_strings(node.left, names) + _literal_strings(node.right, names)
     return []
 
 
-def _bound_names(tree: ast.AST) -> dict[str, ast.Constant]:
-    names: dict[str, ast.Constant] = {}
+def _is_text(value: ast.AST) -> bool:
+    return isinstance(value, ast.Constant) and isinstance(value.value, str) or isinstance(value, ast.JoinedStr)
+
+
+def _bound_names(tree: ast.AST) -> dict[str, ast.AST]:
+    """Names bound to a string literal or an f-string (the last binding wins)."""
+    names: dict[str, ast.AST] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        if isinstance(node, ast.Assign) and _is_text(node.value):
             for t in node.targets:
                 if isinstance(t, ast.Name):
                     names[t.id] = node.value
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(node.value, ast.Constant) \
-                and isinstance(node.value.value, str):
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None \
+                and _is_text(node.value):
             names[node.target.id] = node.value
     return names
+
+
+def _bound_numbers(tree: ast.Module) -> dict[str, int | float]:
+    """Module-level names bound to a number (`BLOCK = 256`): what an f-string's `{BLOCK}` renders."""
+    out: dict[str, int | float] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) \
+                and isinstance(node.value.value, (int, float)) and not isinstance(node.value.value, bool):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    out[t.id] = node.value.value
+    return out
+
+
+def _render(node: ast.JoinedStr, numbers: dict[str, int | float]) -> str:
+    """An f-string's text as Python would build it where the module says the values (`{BLOCK}`
+    with `BLOCK = 256`), else with each expression's own text in its place (a name the analyzer
+    takes as an unknown symbol)."""
+    parts = []
+    for v in node.values:
+        if isinstance(v, ast.Constant):
+            parts.append(str(v.value))
+        elif isinstance(v, ast.FormattedValue):
+            e = v.value
+            if isinstance(e, ast.Name) and e.id in numbers:
+                parts.append(str(numbers[e.id]))
+            elif isinstance(e, ast.Constant):
+                parts.append(str(e.value))
+            else:
+                parts.append(ast.unparse(e))
+    return "".join(parts)
 
 
 def _call_name(func: ast.AST) -> str:
@@ -92,10 +132,18 @@ def extract(python_source: str) -> list[Embedded]:
 
     Raises SyntaxError for Python that does not parse.
     """
+    return extract_with_skipped(python_source)[0]
+
+
+def extract_with_skipped(python_source: str) -> tuple[list[Embedded], list[tuple[int, str]]]:
+    """`extract`, and the calls whose CUDA the module does not spell out (read from a file, built
+    by a function, bound elsewhere): (line, call name) each, for a note that they were not linted."""
     tree = ast.parse(python_source)
     names = _bound_names(tree)
+    numbers = _bound_numbers(tree)
     lines = python_source.splitlines()
     out: list[Embedded] = []
+    skipped: list[tuple[int, str]] = []
     seen: set[int] = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
@@ -110,12 +158,22 @@ def extract(python_source: str) -> list[Embedded]:
         if fname in ("RawKernel", "RawModule") and node.args:
             candidates.append(node.args[0])
         for value in candidates:
-            for const in _literal_strings(value, names):
+            found = _literal_strings(value, names)
+            if not found:
+                skipped.append((node.lineno, fname))
+            for const in found:
                 if id(const) in seen:
                     continue
                 seen.add(id(const))
                 segment = ast.get_source_segment(python_source, const) or ""
+                if isinstance(const, ast.JoinedStr):
+                    text = _render(const, numbers)
+                    line, col, _ = _string_start(lines, const, segment)
+                    # `{{`, `{BLOCK}` -> `{`, `256`: columns after them move (lines do not, unless
+                    # an expression spans lines)
+                    out.append(Embedded(text, line, col, False, f"{fname}(...) at line {node.lineno}"))
+                    continue
                 line, col, exact = _string_start(lines, const, segment)
                 out.append(Embedded(const.value, line, col, exact, f"{fname}(...) at line {node.lineno}"))
     out.sort(key=lambda e: (e.line, e.col))
-    return out
+    return out, skipped

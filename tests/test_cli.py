@@ -242,6 +242,38 @@ def test_python_files_with_load_inline(tmp_path, capsys):
     assert code == 2 and "Python does not parse" in err
 
 
+FSTRING_PY = """from torch.utils.cpp_extension import load_inline
+BLOCK = 256
+kernel = f\"\"\"
+__global__ void add(const float* a, float* c, int n) {{
+    int i = blockIdx.x * {BLOCK} + threadIdx.x;
+    if (i < n) c[i * 2] = a[i];
+}}
+\"\"\"
+mod = load_inline("m", cpp_sources="", cuda_sources=kernel + "// host")
+other = load_inline("o", cpp_sources="", cuda_sources=open("k.cu").read())
+"""
+
+
+def test_python_f_strings_concatenations_and_what_is_not_linted(tmp_path, capsys):
+    """An f-string kernel (`{{` and `{BLOCK}` rendered as Python would: BLOCK = 256 in the module)
+    and a `kernel + "..."` concatenation are linted; CUDA the file does not spell out (read from a
+    file) gets a note, and so does a named .py file with no CUDA at all (both passed silently)."""
+    path = tmp_path / "solution.py"
+    path.write_text(FSTRING_PY)
+    code, out, err = run(["lint", "--isolated", "--select", "GM102", str(path)], capsys)
+    assert code == 1
+    m = next(LINE.match(l) for l in out.splitlines() if LINE.match(l))
+    assert (int(m.group("line")), int(m.group("col"))) == (6, 16)      # `c[i * 2]` in the .py file
+    assert "8 sectors/request" in m.group("msg")
+    assert f"{path}:10: note: load_inline(...) takes CUDA this file does not spell out" in err
+    (tmp_path / "plain.py").write_text("x = 1\n")
+    code, out, err = run(["lint", "--isolated", str(tmp_path / "plain.py")], capsys)
+    assert code == 0 and "no CUDA found" in err
+    code, out, err = run(["lint", "--isolated", "--python", str(tmp_path)], capsys)
+    assert "no CUDA found" not in err                                # found in a directory: no note
+
+
 def test_module_entry_point_runs_in_a_fresh_process(files):
     proc = subprocess.run([sys.executable, "-m", "analyzer", "lint", "--isolated", str(files / "bad.cu")],
                           capture_output=True, text=True, timeout=120)

@@ -201,7 +201,8 @@ def _site_arguments(kernel: Function, site, args: dict) -> int:
         return 0    # a parameter pack, or a call the parser read otherwise: positions unsure
     taken = 0
     for p, v in zip(kernel.params, site.args):
-        if v is not None and not p.pointer and p.name not in args and not isinstance(v, bool):
+        if v is not None and not p.pointer and p.name not in args and not isinstance(v, bool) \
+                and models.representable(v):     # not `1 << 70` or `1e308 * 4`: no size
             args[p.name] = v
             taken += 1
     return taken

@@ -147,6 +147,8 @@ def _split_top_level(text: str) -> list[str]:
     """`a, b<c, d>, (e, f)` -> ["a", " b<c, d>", " (e, f)"]: commas outside brackets."""
     out, depth, start = [], 0, 0
     for i, ch in enumerate(text):
+        if ch in "<>" and (text[i - 1:i] == ch or text[i + 1:i + 2] == ch):
+            continue    # a shift (`1 << 3`), not a bracket
         if ch in "<([{":
             depth += 1
         elif ch in ">)]}":

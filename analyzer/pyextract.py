@@ -11,6 +11,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from .parse import eval_constant
+
 _CUDA_KEYWORDS = {"cuda_sources": "load_inline", "code": "RawKernel/RawModule"}
 _LINE_REF = re.compile(r"\b(line|lines)\s+(\d+)\b")
 _CALLS = {"load_inline", "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel"}
@@ -90,13 +92,20 @@ def _bound_names(tree: ast.AST) -> dict[str, ast.AST]:
 
 def _bound_numbers(tree: ast.Module) -> dict[str, int | float]:
     """Module-level names bound to a number (`BLOCK = 256`): what an f-string's `{BLOCK}` renders."""
+    def number(v: ast.AST) -> bool:
+        return isinstance(v, ast.Constant) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool)
+
     out: dict[str, int | float] = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) \
-                and isinstance(node.value.value, (int, float)) and not isinstance(node.value.value, bool):
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    out[t.id] = node.value.value
+        if not isinstance(node, ast.Assign):
+            continue
+        for t in node.targets:
+            if isinstance(t, ast.Name) and number(node.value):
+                out[t.id] = node.value.value
+            elif isinstance(t, ast.Tuple) and isinstance(node.value, ast.Tuple) and len(t.elts) == len(node.value.elts):
+                for name, v in zip(t.elts, node.value.elts):     # `BLOCK, N = 256, 2`
+                    if isinstance(name, ast.Name) and number(v):
+                        out[name.id] = v.value
     return out
 
 
@@ -114,8 +123,10 @@ def _render(node: ast.JoinedStr, numbers: dict[str, int | float]) -> str:
                 parts.append(str(numbers[e.id]))
             elif isinstance(e, ast.Constant):
                 parts.append(str(e.value))
-            else:
-                parts.append(ast.unparse(e))
+            else:   # `{N + 1}`: its value where the numbers decide it, else the expression in brackets
+                text = ast.unparse(e)
+                value = eval_constant(text, numbers) if isinstance(e, (ast.BinOp, ast.UnaryOp)) else None
+                parts.append(str(value) if value is not None else f"({text})")
     return "".join(parts)
 
 

@@ -243,12 +243,13 @@ def test_python_files_with_load_inline(tmp_path, capsys):
 
 
 FSTRING_PY = """from torch.utils.cpp_extension import load_inline
-BLOCK = 256
+BLOCK, N = 256, 2
 kernel = f\"\"\"
 __global__ void add(const float* a, float* c, int n) {{
     int i = blockIdx.x * {BLOCK} + threadIdx.x;
     if (i < n) c[i * 2] = a[i];
 }}
+__global__ void add3(const float* a, float* c) {{ c[threadIdx.x * {N + 1}] = a[threadIdx.x]; }}
 \"\"\"
 mod = load_inline("m", cpp_sources="", cuda_sources=kernel + "// host")
 other = load_inline("o", cpp_sources="", cuda_sources=open("k.cu").read())
@@ -263,10 +264,10 @@ def test_python_f_strings_concatenations_and_what_is_not_linted(tmp_path, capsys
     path.write_text(FSTRING_PY)
     code, out, err = run(["lint", "--isolated", "--select", "GM102", str(path)], capsys)
     assert code == 1
-    m = next(LINE.match(l) for l in out.splitlines() if LINE.match(l))
-    assert (int(m.group("line")), int(m.group("col"))) == (6, 16)      # `c[i * 2]` in the .py file
-    assert "8 sectors/request" in m.group("msg")
-    assert f"{path}:10: note: load_inline(...) takes CUDA this file does not spell out" in err
+    found = {(int(m.group("line")), int(m.group("col"))): m.group("msg") for m in map(LINE.match, out.splitlines()) if m}
+    assert "8 sectors/request" in found[(6, 16)]                      # `c[i * 2]` in the .py file
+    assert "c[threadIdx.x * 3]" in out          # `{N + 1}`: Python's value, not `N + 1` in the text
+    assert f"{path}:11: note: load_inline(...) takes CUDA this file does not spell out" in err
     (tmp_path / "plain.py").write_text("x = 1\n")
     code, out, err = run(["lint", "--isolated", str(tmp_path / "plain.py")], capsys)
     assert code == 0 and "no CUDA found" in err

@@ -468,3 +468,22 @@ def test_sizeof_of_a_scalar_type_is_a_constant():
     src = "__global__ void k(float* x) { extern __shared__ float s[]; s[threadIdx.x] = x[threadIdx.x]; }\n" \
           "void run(float* x) { k<<<1, 256, (256 + 6) * sizeof(float)>>>(x); }\n"
     assert parse(src, "s.cu").launches[0].smem == 1048
+
+
+def test_launch_edge_cases_keep_their_meaning():
+    """A shift inside a launch API's template arguments is not a bracket; a constant argument no
+    size can have (`1 << 70`, `1e308 * 4`) binds nothing."""
+    from analyzer.lint import lint_source
+    from analyzer.parse import parse
+
+    src = """
+    template <int A, typename T> __global__ void t(T* x) { x[blockIdx.x * A + threadIdx.x] = 0; }
+    __global__ void k(float* x, long n) { x[threadIdx.x] = n; }
+    void run(float* x) {
+        cudaLaunchKernel((const void*)&t<(1 << 3), float>, dim3(4), dim3(8), nullptr, 0, 0);
+        k<<<1, 32>>>(x, 1 << 70);
+    }"""
+    t, k = parse(src, "e.cu").launches
+    assert t.template_args == ("(1 << 3)", "float")
+    r = lint_source(src, "e.cu")
+    assert r.contexts[0].accesses.constants["A"] == 8 and r.contexts[1].launch.args == {}

@@ -10,6 +10,7 @@ are comparable with Nsight Compute's sectors/requests.
 """
 from __future__ import annotations
 
+import collections
 import math
 import operator
 from functools import lru_cache
@@ -1209,13 +1210,19 @@ def _condition_values(cond: S.Expr, loops, env, n: int, key, cache: PointCache, 
     return None if v is None else (pts, _truth(v))
 
 
+# How a branch's body runs in a block, over the sampled iterations with their weights: `passes`,
+# the warps with a lane that takes it; `fewest`, the warps its lanes would fill (ceil(lanes / 32));
+# `leaders_only`, no warp ever has more than one lane in it (a warp's leader); `warps`, the warps
+# that ever take it (not weighted by iterations). (collections' namedtuple: the compiled build keeps
+# it a tuple subclass, as it does not a typing.NamedTuple's annotations.)
+BranchPasses = collections.namedtuple("BranchPasses", ("passes", "fewest", "leaders_only", "warps"))
+
+
 def branch_warp_passes(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Expr, ...], launch: Launch, *,
                        cache: PointCache, needed: set[str], defaults: Mapping[str, int | float] | None = None,
-                       max_iters: int = 4) -> tuple[float, float, bool] | None:
-    """(warp passes, fewest passes, leaders only) of a branch's body per block, over the sampled
-    iterations with their weights: the warps with a lane that takes it, the warps its lanes would
-    fill (ceil(lanes / 32)), and whether no warp ever has more than one lane in it (a warp's
-    leader writing the warp's result); None where the condition cannot be evaluated. A reduction
+                       max_iters: int = 4) -> BranchPasses | None:
+    """The warp passes a branch's body runs in per block against the fewest its lanes need, and
+    which lanes take it (BranchPasses); None where the condition cannot be evaluated. A reduction
     tree's `if (tid < s)` needs no more passes than its lanes (whole warps drop out, then one warp
     is left); `if (tid % (2 * s) == 0)` keeps every warp on for a few lanes each."""
     env, _, key = cache.bind(launch, needed, defaults, MAX_THREADS)
@@ -1229,4 +1236,5 @@ def branch_warp_passes(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Ex
         per_warp = _sum(on.reshape(pts.count, n // 32, 32), axis=2)
         warps = _sum(per_warp > 0, axis=1)
         fewest = np.ceil(_sum(on, axis=1) / 32.0)
-    return float(pts.weights.dot(warps)), float(pts.weights.dot(fewest)), bool(per_warp.max(initial=0) <= 1)
+    return BranchPasses(float(pts.weights.dot(warps)), float(pts.weights.dot(fewest)),
+                        bool(per_warp.max(initial=0) <= 1), float(_sum(_any(per_warp > 0, axis=0))))

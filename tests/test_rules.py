@@ -102,6 +102,23 @@ def test_divergent_branch_passes_by_hand():
     spec = LaunchSpec(block=(256, 1, 1), grid=(1, 1, 1))
     r = lint_source(src, "t.cu", launches={"interleaved": spec, "sequential": spec})
     passes = {ctx.kernel.name: ctx.warp_passes(ctx.accesses.branches[0]) for ctx in r.contexts}
-    assert passes == {"interleaved": (47.0, 12.0, False), "sequential": (12.0, 12.0, False)}
+    assert passes == {"interleaved": (47.0, 12.0, False, 8.0), "sequential": (12.0, 12.0, False, 4.0)}
     (dv,) = [f for f in r.findings if f.code == "DV401"]
     assert dv.kernel == "interleaved" and "3.9x the warp passes" in dv.message
+
+
+def test_serial_loop_counts_the_lone_lanes_iterations():
+    """DV402's figures by hand: thread 0 summing n = 1000 values runs 1000 iterations alone (255
+    threads idle); with n = 16 it is a short loop and not reported."""
+    from analyzer.lint import LaunchSpec
+
+    src = """
+    __global__ void t0(const float* x, float* out, int n) {
+        if (threadIdx.x == 0) { float s = 0; for (int i = 0; i < n; ++i) s += x[i]; *out = s; }
+    }"""
+    r = lint_source(src, "t.cu", launches={"t0": LaunchSpec(block=(256, 1, 1), grid=(1, 1, 1), args={"n": 1000})})
+    (f,) = [f for f in r.findings if f.code == "DV402"]
+    assert f.estimate == {"iterations": 1000.0, "lanes": 1} and "255 other threads of the block" in f.message
+    assert (f.line, f.col) == (3, 46)           # the `for`
+    r = lint_source(src, "t.cu", launches={"t0": LaunchSpec(block=(256, 1, 1), grid=(1, 1, 1), args={"n": 16})})
+    assert not [f for f in r.findings if f.code == "DV402"]

@@ -1,6 +1,8 @@
 """Control flow: barriers under divergent conditions, divergent branches in loops."""
 from __future__ import annotations
 
+import re
+
 from .. import symbolic as S
 from . import KernelContext, rule
 
@@ -81,3 +83,79 @@ def divergent_branch(ctx: KernelContext, r):
                           f"both paths run one after the other{waste}",
                           condition=S.to_str(b.cond)[:200],
                           **({"warp_passes": round(passes[0], 2), "fewest_passes": round(passes[1], 2)} if passes else {}))
+
+
+# iterations a lone lane must run before the loop counts as serial work (a leader writing a few
+# results in a short loop is fine)
+SERIAL_ITERATIONS = 32
+
+
+@rule("DV402", "serial-loop-in-one-lane", "warning",
+      "A loop that only one lane of the block (or of each warp) runs while the others wait.",
+      """
+      What it does
+          Finds loops inside a branch that at most one lane of each warp takes (`if (threadIdx.x
+          == 0)`, `if (lane == 0)`) and that run at least 32 iterations with memory accesses in
+          them: one thread does the work serially while the other lanes of its warp (and, for
+          `threadIdx.x == 0`, every other warp of the block) sit idle.
+
+      Why is this bad?
+          A GPU hides latency with many threads in flight; a loop in one lane runs at the speed of
+          a single slow core, one dependent load after another. Kernels that "finish up" with
+          thread 0 summing n partial results, or that copy a row in thread 0, often spend most
+          of their time there.
+
+      Example
+          if (threadIdx.x == 0) {
+              float sum = 0.0f;
+              for (int i = 0; i < n; ++i) sum += x[i];
+              *out = sum;
+          }
+
+      Use instead
+          float sum = 0.0f;
+          for (int i = threadIdx.x; i < n; i += blockDim.x) sum += x[i];   // every lane a share
+          sum = block_reduce(sum);                                         // shuffles + shared memory
+          if (threadIdx.x == 0) *out = sum;
+      """)
+def serial_loop(ctx: KernelContext, r):
+    branches = [b for b in ctx.accesses.branches if ctx.accesses.thread_dependent(b.cond)]
+    if not branches:
+        return
+    done: set[int] = set()
+    for a, est in zip(ctx.accesses.accesses, ctx.estimates):
+        if est is None or a.space not in ("global", "shared") or not a.loops:
+            continue
+        for b in branches:
+            depth = len(b.loops)
+            # the access sits in a loop inside the branch: the branch's condition guards it, and a
+            # loop around the access (not around the branch) starts after the branch does
+            if id(b) in done or len(a.loops) <= depth or a.loops[:depth] != b.loops \
+                    or a.loops[depth].line < b.line or not any(g is b.cond or g == b.cond for g in a.guards):
+                continue
+            passes = ctx.warp_passes(b)
+            if passes is None or not passes.leaders_only or not passes.warps:
+                continue
+            iterations = est.requests / passes.warps     # one request per iteration in each lone lane
+            if iterations < SERIAL_ITERATIONS:
+                continue
+            done.add(id(b))
+            who = "one lane of the block" if passes.warps <= 1 else "one lane of each warp"
+            idle = ctx.launch.threads - 1 if passes.warps <= 1 else 31
+            line = a.loops[depth].line
+            yield ctx.finding(r, line, _keyword_col(ctx, line, a.loops[depth].kind),
+                              f"only {who} runs the loop at line {line} (`{b.text[:60]}`): "
+                              f"~{iterations:.0f} iterations one after another while {idle} other threads "
+                              f"{'of the block' if passes.warps <= 1 else 'of its warp'} wait; "
+                              f"spread the iterations over the lanes", iterations=round(iterations, 1),
+                              lanes=int(passes.warps))
+
+
+def _keyword_col(ctx: KernelContext, line: int, kind: str) -> int:
+    """1-based column of the loop's keyword on its line (`for`, `while`, `do`), else 1."""
+    lines = ctx.program.source.split(b"\n")
+    if not 0 < line <= len(lines):
+        return 1
+    text = lines[line - 1].decode("utf-8", "replace")
+    m = re.search(rf"\b{re.escape(kind or 'for')}\b", text)
+    return m.start() + 1 if m else 1

@@ -122,7 +122,7 @@ def serial_loop(ctx: KernelContext, r):
     branches = [b for b in ctx.accesses.branches if ctx.accesses.thread_dependent(b.cond)]
     if not branches:
         return
-    done: set[int] = set()
+    done: set[tuple[int, int]] = set()    # (branch, loop line): each loop reported once
     for a, est in zip(ctx.accesses.accesses, ctx.estimates):
         if est is None or a.space not in ("global", "shared") or not a.loops:
             continue
@@ -130,7 +130,7 @@ def serial_loop(ctx: KernelContext, r):
             depth = len(b.loops)
             # the access sits in a loop inside the branch: the branch's condition guards it, and a
             # loop around the access (not around the branch) starts after the branch does
-            if id(b) in done or len(a.loops) <= depth or a.loops[:depth] != b.loops \
+            if len(a.loops) <= depth or (id(b), a.loops[depth].line) in done or a.loops[:depth] != b.loops \
                     or a.loops[depth].line < b.line or not any(g is b.cond or g == b.cond for g in a.guards):
                 continue
             passes = ctx.warp_passes(b)
@@ -139,7 +139,7 @@ def serial_loop(ctx: KernelContext, r):
             iterations = est.requests / passes.warps     # one request per iteration in each lone lane
             if iterations < SERIAL_ITERATIONS:
                 continue
-            done.add(id(b))
+            done.add((id(b), a.loops[depth].line))
             who = "one lane of the block" if passes.warps <= 1 else "one lane of each warp"
             idle = ctx.launch.threads - 1 if passes.warps <= 1 else 31
             line = a.loops[depth].line

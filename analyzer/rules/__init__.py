@@ -134,11 +134,22 @@ class KernelContext:
         memo[id(branch)] = (branch, v)
         return v
 
-    def warp_passes(self, branch) -> tuple[float, float] | None:
-        """models.branch_warp_passes for a branch of this kernel (DV401 asks)."""
-        return models.branch_warp_passes(branch.cond, branch.loops, branch.guards, self.launch, cache=self.points,
-                                         needed=self.symbols, defaults=self.param_defaults,
-                                         max_iters=self.options.max_iters)
+    @lazy
+    def _passes_memo(self) -> dict:
+        return {}
+
+    def warp_passes(self, branch) -> models.BranchPasses | None:
+        """models.branch_warp_passes for a branch of this kernel, once per branch (DV401 and DV402
+        ask), by identity as `divergent` is."""
+        memo = self._passes_memo
+        hit = memo.get(id(branch))
+        if hit is not None and hit[0] is branch:
+            return hit[1]
+        v = models.branch_warp_passes(branch.cond, branch.loops, branch.guards, self.launch, cache=self.points,
+                                      needed=self.symbols, defaults=self.param_defaults,
+                                      max_iters=self.options.max_iters)
+        memo[id(branch)] = (branch, v)
+        return v
 
     def estimate_of(self, access: Access) -> models.Estimate | None:
         return self.estimates[self.accesses.accesses.index(access)]

@@ -119,36 +119,38 @@ SERIAL_ITERATIONS = 32
           if (threadIdx.x == 0) *out = sum;
       """)
 def serial_loop(ctx: KernelContext, r):
-    branches = [b for b in ctx.accesses.branches if ctx.accesses.thread_dependent(b.cond)]
-    if not branches:
+    # accesses in loops with enough requests for a lone lane to run 32 iterations (its iterations
+    # are at most the requests: one each)
+    candidates = [(a, est) for a, est in zip(ctx.accesses.accesses, ctx.estimates)
+                  if est is not None and a.loops and a.space in ("global", "shared") and est.requests >= SERIAL_ITERATIONS]
+    if not candidates:
         return
-    done: set[tuple[int, int]] = set()    # (branch, loop line): each loop reported once
-    for a, est in zip(ctx.accesses.accesses, ctx.estimates):
-        if est is None or a.space not in ("global", "shared") or not a.loops:
+    for b in ctx.accesses.branches:
+        depth = len(b.loops)
+        # accesses in a loop inside the branch: the branch's condition guards them, and a loop
+        # around them (not around the branch) starts after the branch does
+        inside = [(a, est) for a, est in candidates
+                  if len(a.loops) > depth and a.loops[depth].line >= b.line and a.loops[:depth] == b.loops
+                  and any(g is b.cond or g == b.cond for g in a.guards)]
+        if not inside or not ctx.accesses.thread_dependent(b.cond):
             continue
-        for b in branches:
-            depth = len(b.loops)
-            # the access sits in a loop inside the branch: the branch's condition guards it, and a
-            # loop around the access (not around the branch) starts after the branch does
-            if len(a.loops) <= depth or (id(b), a.loops[depth].line) in done or a.loops[:depth] != b.loops \
-                    or a.loops[depth].line < b.line or not any(g is b.cond or g == b.cond for g in a.guards):
-                continue
-            passes = ctx.warp_passes(b)
-            if passes is None or not passes.leaders_only or not passes.warps:
-                continue
-            iterations = est.requests / passes.warps     # one request per iteration in each lone lane
-            if iterations < SERIAL_ITERATIONS:
-                continue
-            done.add((id(b), a.loops[depth].line))
-            who = "one lane of the block" if passes.warps <= 1 else "one lane of each warp"
-            idle = ctx.launch.threads - 1 if passes.warps <= 1 else 31
+        passes = ctx.warp_passes(b)
+        if passes is None or not passes.leaders_only or not passes.warps:
+            continue
+        done: set[int] = set()     # each loop once
+        for a, est in inside:
             line = a.loops[depth].line
+            iterations = est.requests / passes.warps     # one request per iteration in each lone lane
+            if line in done or iterations < SERIAL_ITERATIONS:
+                continue
+            done.add(line)
+            alone = passes.warps <= 1
+            who = "one lane of the block" if alone else "one lane of each warp"
+            idle = f"{ctx.launch.threads - 1} other threads of the block" if alone else "31 other threads of its warp"
             yield ctx.finding(r, line, _keyword_col(ctx, line, a.loops[depth].kind),
-                              f"only {who} runs the loop at line {line} (`{b.text[:60]}`): "
-                              f"~{iterations:.0f} iterations one after another while {idle} other threads "
-                              f"{'of the block' if passes.warps <= 1 else 'of its warp'} wait; "
-                              f"spread the iterations over the lanes", iterations=round(iterations, 1),
-                              lanes=int(passes.warps))
+                              f"only {who} runs the loop at line {line} (`{b.text[:60]}`): ~{iterations:.0f} "
+                              f"iterations one after another while {idle} wait; spread the iterations over the lanes",
+                              iterations=round(iterations, 1), lanes=int(passes.warps))
 
 
 def _keyword_col(ctx: KernelContext, line: int, kind: str) -> int:

@@ -1234,7 +1234,7 @@ def branch_warp_passes(cond: S.Expr, loops: tuple[Loop, ...], guards: tuple[S.Ex
         pts, values = got
         on = _full(values, pts.count, n) & cache.mask(guards, (key, loops), pts).reshape(pts.count, n)
         per_warp = _sum(on.reshape(pts.count, n // 32, 32), axis=2)
-        warps = _sum(per_warp > 0, axis=1)
+        taken = per_warp > 0
         fewest = np.ceil(_sum(on, axis=1) / 32.0)
-    return BranchPasses(float(pts.weights.dot(warps)), float(pts.weights.dot(fewest)),
-                        bool(per_warp.max(initial=0) <= 1), float(_sum(_any(per_warp > 0, axis=0))))
+    return BranchPasses(float(pts.weights.dot(_sum(taken, axis=1))), float(pts.weights.dot(fewest)),
+                        bool(per_warp.max(initial=0) <= 1), float(_sum(_any(taken, axis=0))))

@@ -67,6 +67,34 @@ def code_children(node) -> list:
     return [c for c in node.named_children if c.type != "comment"]
 
 
+def _launched_kernel(node):
+    """The kernel a launch API is given (`k`, `&k`, `(void*)k`, `(const void*)&ns::k<128, 4>`,
+    `reinterpret_cast<const void*>(k<128>)`): its identifier or template_function node, or None."""
+    while node is not None:
+        t = node.type
+        if t in ("identifier", "template_function"):
+            return node
+        if t == "cast_expression":
+            node = node.child_by_field_id(FIELD.value)
+        elif t == "pointer_expression":
+            node = node.child_by_field_id(FIELD.argument)
+        elif t == "qualified_identifier":
+            node = node.child_by_field_id(FIELD.name)
+        elif t == "call_expression":            # reinterpret_cast<const void*>(k)
+            fn = node.child_by_field_id(FIELD.function)
+            cast = fn.child_by_field_id(FIELD.name) if fn is not None and fn.type == "template_function" else None
+            if cast is None or not cast.text.endswith(b"_cast"):
+                return None
+            inner = code_children(node.child_by_field_id(FIELD.arguments))
+            node = inner[0] if len(inner) == 1 else None
+        elif t == "parenthesized_expression":
+            inner = code_children(node)
+            node = inner[0] if len(inner) == 1 else None
+        else:
+            return None
+    return None
+
+
 def parser():
     import tree_sitter
 
@@ -137,27 +165,6 @@ class Function:
 
 
 _LAUNCH_APIS = frozenset(("cudaLaunchKernel", "cudaLaunchCooperativeKernel"))
-# the kernel argument of a launch API: `k`, `&k`, `(void*)k`, `(const void*)&ns::k<128, 4>`,
-# `reinterpret_cast<const void*>(k<128>)`
-_LAUNCHED_KERNEL = re.compile(r"^\s*(?:\(\s*(?:const\s+)?void\s*\*\s*\)\s*|reinterpret_cast\s*<[^<>]*>\s*\(\s*)?&?\s*"
-                              r"([A-Za-z_][\w:]*)\s*(?:<(.*)>)?\s*\)?\s*$", re.S)
-
-
-def _split_top_level(text: str) -> list[str]:
-    """`a, b<c, d>, (e, f)` -> ["a", " b<c, d>", " (e, f)"]: commas outside brackets."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "<>" and (text[i - 1:i] == ch or text[i + 1:i + 2] == ch):
-            continue    # a shift (`1 << 3`), not a bracket
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    out.append(text[start:])
-    return out
 
 
 @fast_init
@@ -1216,12 +1223,11 @@ class _Builder:
 
     def _maybe_launch(self, node) -> None:
         syntax = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
+        fn = node.child_by_field_id(FIELD.function)
         if syntax is None:
-            fn = node.child_by_field_id(FIELD.function)
             if fn is not None and fn.type == "identifier" and self.text(fn) in _LAUNCH_APIS:
                 self._api_launch(node)
             return
-        fn = node.child_by_field_id(FIELD.function)
         targs: tuple[str, ...] = ()
         if fn is not None and fn.type == "template_function":
             name, targs = self._template_function(fn)
@@ -1252,15 +1258,15 @@ class _Builder:
         parts = code_children(arg_list) if arg_list is not None else []
         if len(parts) < 3:
             return
-        m = _LAUNCHED_KERNEL.match(self.text(parts[0]))
-        if m is None:
+        fn = _launched_kernel(parts[0])
+        if fn is None:
             return
-        targs = tuple(a.strip() for a in _split_top_level(m.group(2))) if m.group(2) else ()
+        name, targs = self._template_function(fn) if fn.type == "template_function" else (self.text(fn), ())
         if self.launch_consts:
             targs = tuple(self._local_value(a) for a in targs)
         smem = count(eval_constant(self.text(parts[4]), self._launch_known())) if len(parts) > 4 else 0
         (l0, c0) = node.start_point
-        self.launches.append(Launch(m.group(1).split("::")[-1], targs, self._dims(parts[1]), self._dims(parts[2]),
+        self.launches.append(Launch(name.split("::")[-1], targs, self._dims(parts[1]), self._dims(parts[2]),
                                     smem, l0 + 1, c0 + 1, self.text(parts[1]), self.text(parts[2])))
 
     def _local_value(self, text: str) -> str:

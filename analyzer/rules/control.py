@@ -71,18 +71,19 @@ def divergent_branch(ctx: KernelContext, r):
         if ctx.divergent(b) is not True:
             continue
         passes = ctx.warp_passes(b)
-        if passes is not None and passes[0] <= passes[1] * ctx.options.divergence_slack:
+        if passes is not None and passes.passes <= passes.fewest * ctx.options.divergence_slack:
             continue    # whole warps take it or not: the lanes it leaves idle are no extra pass
-        if passes is not None and passes[2]:
+        if passes is not None and passes.leaders_only:
             continue    # a warp's leader (`lane == 0`) writing the warp's result: packing those
             #            lanes into fewer warps would cost a shared-memory trip and a barrier
-        waste = f" (its body runs in {passes[0] / passes[1]:.1f}x the warp passes its lanes need)" \
-            if passes is not None and passes[1] else ""
+        waste = f" (its body runs in {passes.passes / passes.fewest:.1f}x the warp passes its lanes need)" \
+            if passes is not None and passes.fewest else ""
         yield ctx.finding(r, b.line, b.col,
                           f"branch `{b.text[:60]}` splits warps inside the loop at line {b.loops[-1].line}: "
                           f"both paths run one after the other{waste}",
                           condition=S.to_str(b.cond)[:200],
-                          **({"warp_passes": round(passes[0], 2), "fewest_passes": round(passes[1], 2)} if passes else {}))
+                          **({"warp_passes": round(passes.passes, 2), "fewest_passes": round(passes.fewest, 2)}
+                             if passes else {}))
 
 
 # iterations a lone lane must run before the loop counts as serial work (a leader writing a few

@@ -11,8 +11,6 @@ import ast
 import re
 from dataclasses import dataclass
 
-from .parse import eval_constant
-
 _CUDA_KEYWORDS = {"cuda_sources": "load_inline", "code": "RawKernel/RawModule"}
 _LINE_REF = re.compile(r"\b(line|lines)\s+(\d+)\b")
 _CALLS = {"load_inline", "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel"}
@@ -124,10 +122,28 @@ def _render(node: ast.JoinedStr, numbers: dict[str, int | float]) -> str:
             elif isinstance(e, ast.Constant):
                 parts.append(str(e.value))
             else:   # `{N + 1}`: its value where the numbers decide it, else the expression in brackets
-                text = ast.unparse(e)
-                value = eval_constant(text, numbers) if isinstance(e, (ast.BinOp, ast.UnaryOp)) else None
-                parts.append(str(value) if value is not None else f"({text})")
+                value = _python_value(e, numbers)
+                # (Python's `//` would open a C comment; for the sizes written here C's `/` agrees)
+                parts.append(str(value) if value is not None else f"({ast.unparse(e).replace('//', '/')})")
     return "".join(parts)
+
+
+_ARITHMETIC = (ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load, ast.Add, ast.Sub, ast.Mult, ast.Div,
+               ast.FloorDiv, ast.Mod, ast.BitAnd, ast.BitOr, ast.BitXor, ast.USub, ast.UAdd, ast.Invert)
+
+
+def _python_value(e: ast.expr, numbers: dict[str, int | float]) -> int | float | None:
+    """An f-string expression's value as Python computes it (`{N // 2}`, `{N / 4}`), where it is
+    arithmetic on numbers and the module's number names; None otherwise. No powers or shifts: they
+    are how a few characters ask for an enormous number."""
+    for n in ast.walk(e):
+        if not isinstance(n, _ARITHMETIC) or isinstance(n, ast.Name) and n.id not in numbers \
+                or isinstance(n, ast.Constant) and (not isinstance(n.value, (int, float)) or isinstance(n.value, bool)):
+            return None
+    try:
+        return eval(compile(ast.Expression(e), "<f-string>", "eval"), {"__builtins__": {}}, dict(numbers))  # noqa: S307 - vetted above
+    except (ArithmeticError, ValueError, TypeError):
+        return None
 
 
 def _call_name(func: ast.AST) -> str:

@@ -457,3 +457,15 @@ def test_python_solution_reports_python_lines_and_launches_inside_dispatch_lambd
     assert f"block 128x1x1 (the launch at line {launch_line})" in summary
     (dv,) = [l for l in out.splitlines() if " DV401 " in l]
     assert f"inside the loop at line {loop_line}" in dv and int(dv.split(":")[1]) == loop_line + 1
+
+
+def test_f_string_expressions_render_as_python_computes_them():
+    """`{N // 2}` is Python's floor division (it was spliced in as `(N // 2)`, which opens a C
+    comment and hid the rest of the line); `{N / 4}` is Python's 2.0; an expression of names the
+    module does not bind stays as text, without `//`; powers and shifts are not computed."""
+    from analyzer.pyextract import extract
+
+    src = ('N = 8\nload_inline("m", cuda_sources=f"__global__ void k(float* x) '
+           '{{ x[threadIdx.x * {N // 2}] = {N / 4}; x[{M // 2}] = {N ** 99}; }}")\n')
+    (emb,) = extract(src)
+    assert emb.source == "__global__ void k(float* x) { x[threadIdx.x * 4] = 2.0; x[(M / 2)] = (N ** 99); }"

@@ -183,7 +183,7 @@ def _lint_file(job: FileJob) -> FileOutcome:
                                 f"RawModule, ElementwiseKernel, ReductionKernel)")
         for emb in embedded:
             sub = lint_source(emb.source, display, settings=job.settings, rules=per_file,
-                              default_launch=job.default_launch)
+                              default_launch=job.default_launch, configured=_configured(job.cfg))
             for f in sub.findings:
                 line, col = emb.to_python(f.line, f.col)
                 merged.findings.append(dataclasses.replace(f, line=line, col=col, message=emb.text_to_python(f.message)))
@@ -193,9 +193,21 @@ def _lint_file(job: FileJob) -> FileOutcome:
             merged.notes.extend(emb.text_to_python(n) for n in sub.notes)
             merged.suppressed += sub.suppressed
         return FileOutcome(merged, notes=list(merged.notes))
-    res = lint_source(text, display, settings=job.settings, rules=per_file, default_launch=job.default_launch)
+    res = lint_source(text, display, settings=job.settings, rules=per_file, default_launch=job.default_launch,
+                      configured=_configured(job.cfg))
     res.contexts = []
     return FileOutcome(res, notes=list(res.notes))
+
+
+def _configured(cfg: Config):
+    """The config file's [launch.NAME] tables as launch specs."""
+    if not cfg.launches:
+        return None
+    from .lint import LaunchSpec
+
+    where = cfg.path.name if cfg.path else "the config"
+    return {name: LaunchSpec(v.get("block"), v.get("grid"), v.get("smem"), v.get("args", {}),
+                             f"{where} [launch.{name}]") for name, v in cfg.launches.items()}
 
 
 def _run(jobs: list[FileJob], workers: int):

@@ -12,8 +12,14 @@ wins. Keys (all optional):
     min-occupancy = 0.25
     [per-file-ignores]
     "legacy/*.cu" = ["GM101"]
+    [launch.transpose]              # a kernel's launch, by name or name expression ("sgemm<64, 8>")
+    block = [32, 8]                 # where no launch site in its file tells (analyzer/annotations.py)
+    grid = [64, 64]
+    smem = 0                        # dynamic shared memory, bytes
+    args = { n = 4096 }             # scalar parameters' values
 
-Command-line flags override the file.
+Command-line flags override the file; a `// cudaperf: launch` annotation in the source overrides
+its [launch] table.
 """
 from __future__ import annotations
 
@@ -22,7 +28,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-KEYS = {"select", "ignore", "arch", "block-size", "ptxas", "exclude", "min-occupancy", "per-file-ignores", "jobs"}
+KEYS = {"select", "ignore", "arch", "block-size", "ptxas", "exclude", "min-occupancy", "per-file-ignores", "jobs",
+        "launch"}
+LAUNCH_KEYS = {"block", "grid", "smem", "args"}
 
 
 class ConfigError(ValueError):
@@ -41,6 +49,8 @@ class Config:
     min_occupancy: float | None = None
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     jobs: int | None = None                # files linted at a time (0: one per core)
+    # kernel name (or name expression) -> {"block": (x, y, z), "grid": ..., "smem": int, "args": {name: number}}
+    launches: dict[str, dict] = field(default_factory=dict)
 
     @property
     def root(self) -> Path:
@@ -127,6 +137,10 @@ def load(path: Path) -> Config:
         if not isinstance(pfi, dict):
             raise ConfigError("per-file-ignores must be a table")
         cfg.per_file_ignores = {k: _strings(v, f"per-file-ignores.{k}") for k, v in pfi.items()}
+        launch = data.get("launch", {})
+        if not isinstance(launch, dict):
+            raise ConfigError("launch must be a table of kernels ([launch.NAME])")
+        cfg.launches = {name: _launch(v, f"launch.{name}") for name, v in launch.items()}
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
     return cfg
@@ -138,3 +152,38 @@ def _strings(v, key: str) -> list[str]:
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise ConfigError(f"{key} must be a list of strings")
     return list(v)
+
+
+def _launch(v, key: str) -> dict:
+    """One [launch.NAME] table, checked: block/grid lists of 1-3 positive ints within CUDA's
+    limits, smem a byte count, args a table of numbers."""
+    if not isinstance(v, dict):
+        raise ConfigError(f"{key} must be a table (block, grid, smem, args)")
+    unknown = set(v) - LAUNCH_KEYS
+    if unknown:
+        raise ConfigError(f"{key}: unknown key(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(LAUNCH_KEYS))}")
+    out: dict = {}
+    for dim in ("block", "grid"):
+        if dim in v:
+            d = v[dim]
+            d = [d] if isinstance(d, int) and not isinstance(d, bool) else d
+            if not isinstance(d, list) or not 1 <= len(d) <= 3 or \
+                    not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in d):
+                raise ConfigError(f"{key}.{dim} must be 1 to 3 positive integers, e.g. [32, 8]")
+            d = tuple(d) + (1,) * (3 - len(d))
+            from .models import launch_dims_problem      # (numpy: loaded only for a launch table)
+
+            problem = launch_dims_problem(dim, d)
+            if problem:
+                raise ConfigError(f"{key}.{dim} is beyond CUDA's limits: {problem}")
+            out[dim] = d
+    if "smem" in v:
+        if not isinstance(v["smem"], int) or isinstance(v["smem"], bool) or v["smem"] < 0:
+            raise ConfigError(f"{key}.smem must be a byte count")
+        out["smem"] = v["smem"]
+    args = v.get("args", {})
+    if not isinstance(args, dict) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                             for x in args.values()):
+        raise ConfigError(f"{key}.args must be a table of numbers, e.g. {{ n = 4096 }}")
+    out["args"] = dict(args)
+    return out

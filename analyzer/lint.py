@@ -29,6 +29,17 @@ class LaunchSpec:
     grid: tuple[int, int, int] | None = None
     smem: int | None = None
     args: Mapping[str, int | float] = field(default_factory=dict)
+    origin: str = "the given launch"     # where the block came from, as the launch text says it
+
+    def over(self, lower: "LaunchSpec | None") -> "LaunchSpec":
+        """This spec, with what it leaves open taken from `lower` (field by field; arguments by name)."""
+        if lower is None:
+            return self
+        return LaunchSpec(self.block if self.block is not None else lower.block,
+                          self.grid if self.grid is not None else lower.grid,
+                          self.smem if self.smem is not None else lower.smem,
+                          {**lower.args, **self.args},
+                          self.origin if self.block is not None or lower.block is None else lower.origin)
 
 
 @dataclass(frozen=True)
@@ -160,7 +171,7 @@ def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, 
             bounds = launch_bounds(bounds.exprs, {**known, name: settings.block_size})
             instantiated = f" with {name} = {settings.block_size}, the default block size{instantiated}"
     if spec.block is not None:
-        block, source = spec.block, "the given launch"
+        block, source = spec.block, spec.origin
     elif site is not None:
         block, source = site.block, f"the launch at line {site.line}"
     elif bounds is not None and bounds.max_threads:
@@ -208,6 +219,80 @@ def _site_arguments(kernel: Function, site, args: dict) -> int:
     return taken
 
 
+def _launch_notes(program: Program) -> tuple[dict, list]:
+    """The file's `// cudaperf: launch` annotations by the kernel each is for, as launch specs
+    with their template arguments, and the ones not used, with why (PA002 reports them)."""
+    from .annotations import NoteProblem, scan as scan_notes
+
+    if b"cudaperf:" not in program.source:
+        return {}, []
+    notes, problems = scan_notes(program.source.decode("utf-8", "replace"), program.constants)
+    out: dict[str, tuple[LaunchSpec, tuple[str, ...], int]] = {}
+    for note in notes:
+        kernel, why = _note_kernel(program, note)
+        if kernel is not None:
+            why = _note_values_problem(kernel, note)
+        if kernel is not None and why is None and kernel.name in out:
+            why = f"a second launch annotation for `{kernel.name}` (the first is at line {out[kernel.name][2]})"
+        if why is not None:
+            problems.append(NoteProblem(note.line, note.col, f"launch annotation not used: {why}"))
+            continue
+        spec = LaunchSpec(note.block, note.grid, note.smem, dict(note.args), f"the annotation at line {note.line}")
+        out[kernel.name] = (spec, note.template_args, note.line)
+    return {k: v[:2] for k, v in out.items()}, sorted(problems, key=lambda p: (p.line, p.col))
+
+
+def _note_kernel(program: Program, note) -> tuple[Function | None, str | None]:
+    """The kernel an annotation is for: the one it names; else the kernel it stands in, or the
+    next function defined after it, which must be a kernel."""
+    if note.name is not None:
+        k = next((f for f in program.kernels if f.name == note.name), None)
+        if k is not None:
+            return k, None
+        if any(f.name == note.name for f in program.functions):
+            return None, f"`{note.name}` is not a kernel (__global__)"
+        return None, f"this file defines no kernel `{note.name}`"
+    inside = next((f for f in program.kernels if f.line <= note.line <= f.end_line), None)
+    if inside is not None:
+        return inside, None
+    after = [f for f in program.functions if f.line >= note.line]
+    if not after:
+        return None, "no kernel follows it; name the kernel (`// cudaperf: launch NAME block=...`)"
+    nxt = min(after, key=lambda f: f.line)
+    if nxt.kind != "global":
+        return None, (f"the next function, `{nxt.name}` (line {nxt.line}), is not a kernel; name the kernel "
+                      f"(`// cudaperf: launch NAME block=...`)")
+    return nxt, None
+
+
+def _note_values_problem(kernel: Function, note) -> str | None:
+    for name in note.args:
+        p = kernel.param(name)
+        if p is None:
+            names = ", ".join(q.name for q in kernel.params if not q.pointer) or "none"
+            return f"`{kernel.name}` has no parameter `{name}` (its scalar parameters: {names})"
+        if p.pointer:
+            return f"`{name}` of `{kernel.name}` is a pointer; only scalar parameters take values"
+    if len(note.template_args) > len(kernel.template_params):
+        return (f"`{kernel.name}` takes {len(kernel.template_params)} template argument"
+                f"{'' if len(kernel.template_params) == 1 else 's'}, the annotation gives {len(note.template_args)}")
+    return None
+
+
+def _configured(configured: Mapping[str, LaunchSpec] | None, program: Program, noted: dict) -> dict:
+    """Per kernel name: the launch below the caller's (the annotation over the config file's) and
+    the template arguments of the name expression that gave it, the annotation's first."""
+    out = dict(noted)
+    for name, spec in (configured or {}).items():
+        base, targs = split_name_expression(name)
+        if base in noted:
+            note_spec, note_targs = noted[base]
+            out[base] = (note_spec.over(spec), note_targs or tuple(targs))
+        elif base not in out:
+            out[base] = (spec, tuple(targs))
+    return out
+
+
 def _int(text: str, consts) -> int | None:
     from .parse import eval_constant
 
@@ -215,9 +300,11 @@ def _int(text: str, consts) -> int | None:
     return int(v) if isinstance(v, (int, float)) else None
 
 
-def _name_expressions(program: Program, kernels: list[str] | None) -> tuple[str, ...]:
-    """Template instantiations to compile: the ones asked for and the ones the file launches."""
+def _name_expressions(program: Program, kernels: list[str] | None, lower: Mapping | None = None) -> tuple[str, ...]:
+    """Template instantiations to compile: the ones asked for, annotated or configured (`lower`:
+    `_configured`'s table) and the ones the file launches."""
     out = {k.strip() for k in (kernels or []) if "<" in k}
+    out |= {f"{name}<{', '.join(targs)}>" for name, (_, targs) in (lower or {}).items() if targs}
     for launch in program.launches:
         if launch.template_args:
             out.add(f"{launch.kernel}<{', '.join(launch.template_args)}>")
@@ -272,12 +359,17 @@ def summarize(ctx: KernelContext) -> KernelSummary:
 
 def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSettings | None = None,
                 rules: Mapping[str, Rule] | None = None, launches: Mapping[str, LaunchSpec] | None = None,
-                kernels: list[str] | None = None, default_launch: LaunchSpec | None = None) -> FileResult:
+                kernels: list[str] | None = None, default_launch: LaunchSpec | None = None,
+                configured: Mapping[str, LaunchSpec] | None = None, annotations: bool = True) -> FileResult:
     """Findings and per-kernel estimates for one CUDA source.
 
     launches: per kernel name (or name expression), what is known of its launch.
     default_launch: the launch of every kernel that `launches` does not name.
     kernels: restrict the analysis to these kernels (names or name expressions).
+    configured: per kernel name (or name expression), the config file's launches: below the
+        file's `// cudaperf: launch` annotations, which are below `launches` / `default_launch`.
+    annotations: read the file's launch annotations (a reward for generated code does not: the
+        launch is the task's, not what the candidate says of it).
     """
     # The analysis allocates ~10^5 short-lived tuples per file; the cyclic collector's passes
     # over them cost a tenth of the time and free nothing (they die by reference count).
@@ -289,14 +381,16 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
         # constant folding of code under edit (`256 / 1e-308`) overflows: the value is inf and
         # the models treat it as no size; numpy's warning would only be noise on stderr
         with np.errstate(all="ignore"):
-            return _lint_source(source, path, settings, rules, launches, kernels, default_launch)
+            return _lint_source(source, path, settings, rules, launches, kernels, default_launch, configured,
+                                annotations)
     finally:
         S.forget()
         if paused:
             gc.enable()
 
 
-def _lint_source(source, path, settings, rules, launches, kernels, default_launch) -> FileResult:
+def _lint_source(source, path, settings, rules, launches, kernels, default_launch, configured=None,
+                 annotations=True) -> FileResult:
     settings = settings or LintSettings()
     rules = all_rules() if rules is None else rules
     program = parse(source, path)
@@ -309,6 +403,8 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
         for k in kernels:
             base, targs = split_name_expression(k)
             wanted[base] = (k, targs)
+    noted, note_problems = _launch_notes(program) if annotations else ({}, [])
+    lower = _configured(configured, program, noted)
     res_cache: dict = {}
     contexts: list[KernelContext] = []
     for kernel in program.kernels:
@@ -319,13 +415,16 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
         if wanted is not None:
             full, expr_targs = wanted[kernel.name]
             spec = launches.get(full, spec)
+        below, below_targs = lower.get(kernel.name, (None, ()))
+        spec = spec.over(below) if spec is not None else below
+        expr_targs = expr_targs or list(below_targs)
         try:
             launch, source_of_block, smem, targs = resolve_launch(program, kernel, spec, settings, expr_targs)
             ka: KernelAccesses = analyze(program, kernel, targs)
             for note in ka.notes:
                 result.notes.append(f"{path}:{kernel.line}: kernel {kernel.name}: {note}")
             resources = _resources(program, kernel, settings, res_cache, result.notes,
-                                   _name_expressions(program, kernels) if settings.ptxas else (), targs,
+                                   _name_expressions(program, kernels, lower) if settings.ptxas else (), targs,
                                    ka.constants)
             ctx = KernelContext(program, kernel, ka, launch, source_of_block, arch, resources, settings.options,
                                 launch_smem=smem)
@@ -337,7 +436,7 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
     for r in rules.values():
         if r.scope == "file":
             try:
-                findings.extend(r.check(FileContext(program, contexts, settings.options)))
+                findings.extend(r.check(FileContext(program, contexts, settings.options, note_problems)))
             except RecursionError:
                 result.notes.append(f"{path}: rule {r.code} stopped: nesting too deep")
             continue

@@ -147,8 +147,9 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     args = dict(args or {})
     settings = _settings(arch, bool(ptxas))
     if lint is None:
+        # annotations=False: the launch is the task's, whatever a candidate's comments say of it
         lint = lint_source(source, path, settings=settings, kernels=[kernel],
-                           launches={kernel: LaunchSpec(tuple(block), tuple(grid), smem, args)})
+                           launches={kernel: LaunchSpec(tuple(block), tuple(grid), smem, args)}, annotations=False)
     base, _ = split_name_expression(kernel)
     ctx = next((c for c in lint.contexts if c.kernel.name == base), None)
     summ = next((k for k in lint.kernels if k.name == base), None)

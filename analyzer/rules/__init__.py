@@ -215,6 +215,7 @@ class FileContext:
     program: Program
     kernels: list[KernelContext]
     options: Options = field(default_factory=Options)
+    launch_problems: list = field(default_factory=list)   # annotations not used (analyzer.annotations)
 
 
 @dataclass(frozen=True)

@@ -26,3 +26,30 @@ def parse_errors(ctx: FileContext, r):
         span = f"line {e.line}" if e.end_line == e.line else f"lines {e.line}-{e.end_line}"
         yield Finding(r.code, r.name, r.severity, f"{e.message} ({span}) was skipped by the analysis",
                       ctx.program.path, e.line, e.col, "", {"end_line": e.end_line})
+
+
+@rule("PA002", "unused-launch-annotation", "warning",
+      "A `// cudaperf: launch` annotation that could not be read or names no kernel; its launch is not used.",
+      """
+      What it does
+          Reports a launch annotation (`// cudaperf: launch block=16,16 n=4096`, see
+          analyzer/annotations.py) that the analyzer could not use: a value that is not a
+          constant, a block beyond CUDA's limits, a parameter the kernel does not have, a pointer
+          given a value, a name that is no kernel of the file, an unnamed annotation whose next
+          function is not a kernel, a second annotation for one kernel.
+
+      Why is this bad?
+          The kernel is estimated at the launch the file shows or at defaults (256 threads, sizes
+          of 4096), not at the one the annotation meant, and nothing else says so.
+
+      Example
+          // cudaperf: launch block=16,16 nn=4096
+          __global__ void scale(float* x, int n) { ... }
+
+      Use instead
+          // cudaperf: launch block=16,16 n=4096
+          __global__ void scale(float* x, int n) { ... }
+      """, scope="file")
+def unused_launch_annotations(ctx: FileContext, r):
+    for p in ctx.launch_problems:
+        yield Finding(r.code, r.name, r.severity, p.message, ctx.program.path, p.line, p.col)

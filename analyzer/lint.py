@@ -293,6 +293,23 @@ def _configured(configured: Mapping[str, LaunchSpec] | None, program: Program, n
     return out
 
 
+def _unreached_note(ctx: KernelContext) -> str | None:
+    """Why a kernel with memory accesses has no estimate at all: no thread of the sampled block
+    gets past their guards and loop bounds (sizes assumed too small or too large for the launch,
+    `blockIdx.x * (BLOCK * ITEMS)` with 4096 for each), so the file's report says nothing of it."""
+    pairs = [(a, e) for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.space in ("global", "shared")]
+    evaluated = [e for _, e in pairs if e is not None]
+    if not evaluated or any(e.requests > 0 for e in evaluated):
+        return None
+    assumed = sorted({n for e in evaluated for n in e.assumed})
+    at = f" at the assumed {', '.join(f'{n}={models.DEFAULT_PARAM_VALUE}' for n in assumed)}" if assumed else ""
+    name = ctx.kernel.name
+    return (f"no thread of the sampled block reaches its {len(pairs)} memory access{'es' if len(pairs) > 1 else ''} "
+            f"(block {'x'.join(map(str, ctx.launch.block))}{at}): nothing to estimate; if that is not how it runs, "
+            f"give its launch (`// cudaperf: launch {name} block=... NAME=VALUE`, [launch.{name}] in the config, "
+            f"or --block/--arg)")
+
+
 def _int(text: str, consts) -> int | None:
     from .parse import eval_constant
 
@@ -432,6 +449,10 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
         except RecursionError:
             result.notes.append(f"{path}:{kernel.line}: kernel {kernel.name}: nesting too deep to analyze; skipped")
     prepare_estimates(contexts)
+    for ctx in contexts:
+        note = _unreached_note(ctx)
+        if note:
+            result.notes.append(f"{path}:{ctx.kernel.line}: kernel {ctx.kernel.name}: {note}")
     findings: list[Finding] = []
     for r in rules.values():
         if r.scope == "file":

@@ -166,3 +166,20 @@ def test_a_bad_launch_table_is_a_usage_error(tmp_path, table, why):
     out = run_lint(["c.cu"], tmp_path)
     assert out.returncode == 2 and why in out.stderr, out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_kernel_no_sampled_thread_reaches_gets_a_note_pointing_at_the_annotation():
+    src = """\
+template <int BLOCK, int ITEMS>
+__global__ void tk(const float* in, float* out, int n) {
+  int i = blockIdx.x * (BLOCK * ITEMS) + threadIdx.x;
+  for (int k = 0; k < ITEMS; ++k)
+    if (i + k * BLOCK < n) out[i + k * BLOCK] = in[(i + k * BLOCK) * 2];
+}
+"""
+    (note,) = [n for n in lint_source(src, "t.cu").notes if "no thread of the sampled block" in n]
+    assert note.startswith("t.cu:2: kernel tk:") and "2 memory accesses" in note
+    assert "BLOCK=4096, ITEMS=4096, n=4096" in note and "// cudaperf: launch tk" in note
+    given = lint_source(src + "// cudaperf: launch tk<128, 4> block=128 n=1<<20\n", "t.cu")
+    assert not [n for n in given.notes if "no thread" in n]
+    assert kernel(given, "tk").global_load_sectors_per_request == 8

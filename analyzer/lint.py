@@ -111,6 +111,32 @@ _BLOCK_SCALE = re.compile(r"\bblockIdx\.([xyz])\s*\*\s*([A-Za-z_]\w*)\b(?!\s*[.(
                           r"(?<![.\w])([A-Za-z_]\w*)\s*\*\s*blockIdx\.([xyz])\b")
 
 
+_TID_ALIAS = re.compile(r"\b(?:const\s+)?(?:int|unsigned(?:\s+int)?|size_t|auto|long)\s+([A-Za-z_]\w*)\s*=\s*"
+                        r"(?:\(\s*int\s*\)\s*)?threadIdx\.x\s*;")
+_BLOCK_STRIDE = re.compile(r"\bfor\s*\(\s*(?:[\w:]+\s+)*([A-Za-z_]\w*)\s*=\s*([\w.]+)\s*;[^;]*;\s*\1\s*\+=\s*"
+                           r"([A-Za-z_]\w*|\d+)\s*\)")
+
+
+def _block_stride(body: str, known: Mapping[str, int | float]) -> tuple[str, int] | None:
+    """(name, value) of the step of the kernel's block-stride loops, `for (c = threadIdx.x; c < n;
+    c += BLOCK)`, where every such loop steps by the same known value: the block's x extent (a
+    smaller block would skip elements, a larger one do them twice). None where the kernel
+    uses threadIdx.y (its x extent is not its size), or no such loop says."""
+    if "threadIdx.y" in body or "+=" not in body:
+        return None
+    starts = {"threadIdx.x"} | {m.group(1) for m in _TID_ALIAS.finditer(body)}
+    found: set[tuple[str, int]] = set()
+    for m in _BLOCK_STRIDE.finditer(body):
+        if m.group(2) not in starts:
+            continue
+        step = m.group(3)
+        v = int(step) if step.isdigit() else known.get(step)
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 1024:
+            return None     # blockDim.x, a runtime size, or a value no block has: nothing to infer
+        found.add((step, v))
+    return found.pop() if len({v for _, v in found}) == 1 and len(found) == 1 else None
+
+
 def _block_scale_params(body: str, names: list[str], block: tuple[int, int, int]) -> dict[str, tuple[int, str]]:
     """Template parameters nothing gives that scale a block index (`blockIdx.x * TILE`): a block's
     share of the index space, the block's extent in the code's own reading (`blockIdx.x * BLOCK +
@@ -179,8 +205,13 @@ def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, 
         if "threadIdx.y" in program.text(kernel.body):
             block, source = _block_default(program.text(kernel.body), bounds.max_threads), "__launch_bounds__ (2-D guess)"
     else:
-        block = _block_default(program.text(kernel.body), settings.block_size)
-        source = f"the default block size {settings.block_size}"
+        body = program.text(kernel.body)
+        stride = _block_stride(body, {**program.constants, **{k: v for k, v in targs.items() if isinstance(v, int)}})
+        if stride is not None:
+            block, source = (stride[1], 1, 1), f"{stride[0]} = {stride[1]}, the step of its block-stride loop"
+        else:
+            block = _block_default(body, settings.block_size)
+            source = f"the default block size {settings.block_size}"
     unbound = [n for n, v in kernel.template_params.items() if v is None and n not in targs]
     if unbound:
         given = _block_scale_params(program.text(kernel.body), unbound, block)

@@ -358,6 +358,48 @@ def test_a_template_parameter_scaling_a_block_index_is_the_block_extent():
     assert k.block == (64, 1, 1) and "blockIdx" not in k.launch_source
 
 
+def test_the_step_of_a_block_stride_loop_is_the_block_size():
+    """`for (c = threadIdx.x; c < cols; c += BLOCK)` with BLOCK known (an explicit instantiation,
+    a #define, a literal; through `int tid = threadIdx.x`) and no launch: the block is BLOCK wide
+    (it was the default 256 beside `softmax_block<128>`, twice the threads the loop was written
+    for). Loops with different steps, a runtime step, blockDim.x, or a kernel that uses threadIdx.y
+    give nothing; a launch or __launch_bounds__ wins."""
+    from analyzer.lint import lint_source
+
+    src = """
+    #define THREADS 64
+    template <int BLOCK>
+    __global__ void rowmax(const float* x, float* out, int cols) {
+        int tid = threadIdx.x;
+        float m = -1e30f;
+        for (int c = tid; c < cols; c += BLOCK) m = fmaxf(m, x[blockIdx.x * cols + c]);
+        if (tid == 0) out[blockIdx.x] = m;
+    }
+    template __global__ void rowmax<128>(const float*, float*, int);
+    __global__ void by_define(float* x, int n) {
+        for (unsigned i = threadIdx.x; i < n; i += THREADS) x[i] = 0.0f;
+    }
+    __global__ void two_steps(float* x, int n) {
+        for (int i = threadIdx.x; i < n; i += 64) x[i] = 0.0f;
+        for (int i = threadIdx.x; i < n; i += 128) x[i] = 1.0f;
+    }
+    __global__ void runtime_step(float* x, int n, int s) {
+        for (int i = threadIdx.x; i < n; i += s) x[i] = 0.0f;
+    }
+    __global__ void two_d(float* x, int n) {
+        for (int i = threadIdx.x; i < n; i += 64) x[i + threadIdx.y] = 0.0f;
+    }"""
+    r = {k.name: k for k in lint_source(src, "s.cu").kernels}
+    assert r["rowmax"].block == (128, 1, 1) and r["rowmax"].launch_source.startswith(
+        "BLOCK = 128, the step of its block-stride loop")
+    assert r["by_define"].block == (64, 1, 1)
+    for name in ("two_steps", "runtime_step"):
+        assert r[name].block == (256, 1, 1) and r[name].launch_source == "the default block size 256"
+    assert r["two_d"].block == (32, 8, 1)
+    launched = src + "\nvoid run(float* x) { by_define<<<4, 32>>>(x, 100); }\n"
+    assert {k.name: k for k in lint_source(launched, "s.cu").kernels}["by_define"].block == (32, 1, 1)
+
+
 def test_template_arguments_from_host_code_constants():
     """`k<BM, BN><<<grid, (BM * BN) / TM>>>` with `const int BM = 64, ...;` in the host function:
     the launch's template arguments are the values (they stayed names, out of scope where the

@@ -291,6 +291,8 @@ def lint_command(ns: argparse.Namespace) -> int:
         out = report.render_json(results, err_dicts)
     elif ns.format == "sarif":
         out = report.render_sarif(results, chosen, err_dicts)
+    elif ns.format == "github":
+        out = report.render_github(results, err_dicts)
     else:
         out = report.render_text(results, show_estimates=ns.show_estimates, statistics=ns.statistics)
     if ns.output:
@@ -339,7 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     lint = sub.add_parser("lint", help="lint CUDA files, directories, or Python files with inline CUDA")
     lint.add_argument("paths", nargs="*", help="files or directories (*.cu, *.cuh; *.py given by name)")
-    lint.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    lint.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
+                      help="github: workflow commands, annotations on a pull request's diff in GitHub Actions")
     lint.add_argument("--select", type=lambda s: s.split(","), help="rule codes or prefixes to run (default: all)")
     lint.add_argument("--ignore", type=lambda s: s.split(","), help="rule codes or prefixes to skip")
     lint.add_argument("--arch", help="target: sm_80, sm_86, sm_89, sm_90 (default sm_90)")

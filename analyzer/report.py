@@ -1,4 +1,5 @@
-"""Findings as text (`path:line:col: CODE message`), JSON, or SARIF 2.1.0."""
+"""Findings as text (`path:line:col: CODE message`), JSON, SARIF 2.1.0, or GitHub Actions
+workflow commands (annotations on a pull request's diff, with no code-scanning upload)."""
 from __future__ import annotations
 
 import json
@@ -66,6 +67,30 @@ def render_text(results: Iterable[FileResult], show_estimates: bool = False, sta
     lines.append(f"Found {n} finding{'s' * (n != 1)} in {files} file{'s' * (files != 1)}." if n else
                  f"All checks passed ({files} file{'s' * (files != 1)}).")
     return "\n".join(lines) + "\n"
+
+
+_GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_property(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(results: Iterable[FileResult], errors: list[dict]) -> str:
+    """One `::warning file=..,line=..,col=..,title=..::message` line per finding (`::error` for
+    an error, `::notice` for info) and per file that could not be linted."""
+    lines = []
+    for r in results:
+        for f in r.findings:
+            lines.append(f"::{_GITHUB_LEVEL.get(f.severity, 'warning')} file={_gh_property(f.path)},line={f.line},"
+                         f"col={f.col},title={_gh_property(f'cudaperf {f.code} ({f.name})')}::{_gh_data(f.message)}")
+    for e in errors:
+        lines.append(f"::error file={_gh_property(e['path'])},title=cudaperf::{_gh_data(e['message'])}")
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 def render_json(results: Iterable[FileResult], errors: list[dict]) -> str:

@@ -469,3 +469,27 @@ def test_f_string_expressions_render_as_python_computes_them():
            '{{ x[threadIdx.x * {N // 2}] = {N / 4}; x[{M // 2}] = {N ** 99}; }}")\n')
     (emb,) = extract(src)
     assert emb.source == "__global__ void k(float* x) { x[threadIdx.x * 4] = 2.0; x[(M / 2)] = (N ** 99); }"
+
+
+GITHUB = re.compile(r"^::(?P<level>error|warning|notice) file=(?P<file>[^,]+)(?:,line=(?P<line>\d+),col=(?P<col>\d+))?,"
+                    r"title=(?P<title>[^:]+)::(?P<msg>[^\r\n]+)$")
+
+
+def test_github_format_is_one_workflow_command_per_finding_and_error(files, capsys):
+    """`--format github`: what a GitHub Actions step prints to annotate the diff; levels by
+    severity, `%`, `,` and `:` escaped where the syntax needs it, an unreadable file an ::error."""
+    (files / "odd,name:1.cu").write_text("// 100% of it\n" + BAD)
+    code, text_out, _ = run(["lint", "--isolated", str(files / "bad.cu")], capsys)
+    code, out, _ = run(["lint", "--isolated", "--format", "github", str(files / "bad.cu"),
+                        str(files / "odd,name:1.cu"), str(files / "missing.cu")], capsys)
+    assert code == 2
+    lines = out.splitlines()
+    parsed = [GITHUB.match(l) for l in lines]
+    assert all(parsed), lines
+    bad = [m for m in parsed if m["file"].endswith("bad.cu")]
+    assert len(bad) == len([l for l in text_out.splitlines() if LINE.match(l)])
+    store = next(m for m in bad if "GM102" in m["title"])
+    assert (store["level"], store["line"], store["col"]) == ("warning", "4", "23")
+    assert store["title"] == "cudaperf GM102 (uncoalesced-global-store)"
+    assert any(m["file"].endswith("odd%2Cname%3A1.cu") and m["line"] == "5" for m in parsed)
+    assert any(m["level"] == "error" and m["file"].endswith("missing.cu") and m["line"] is None for m in parsed)

@@ -78,6 +78,7 @@ cdef class _Walker:
     cpdef update(self, node)
     cpdef call(self, node)
     cpdef _note_double_call(self, name, values, line, col)
+    cpdef _async_copy(self, node, args)
     cpdef inline_call(self, callee, arg_nodes, values)
     cpdef barrier(self, name, line, col)
     cpdef pointer(self, node)

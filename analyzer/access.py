@@ -36,6 +36,8 @@ _ATOMICS = {"atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "a
             "atomicMin_block", "atomicExch_block", "atomicCAS_block", "atomicOr_block", "atomicAnd_block"}
 _LOAD_INTRINSICS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
 _STORE_INTRINSICS = {"__stcg", "__stcs", "__stwb", "__stwt"}
+# a thread's own asynchronous global-to-shared copy of 4, 8 or 16 bytes (LDGSTS): (dst, src, size[, pipe])
+_ASYNC_COPIES = {"__pipeline_memcpy_async", "cuda::memcpy_async", "memcpy_async"}
 _BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp",
              "sync", "__barrier_sync"}
 _BUILTIN_FIELDS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
@@ -1435,6 +1437,15 @@ class _Walker:
                 size = self.size_of(self.text(tnode))
                 if size:
                     return ("c", size)
+            value = node.child_by_field_id(F_VALUE)
+            if value is not None:
+                # `sizeof(float4)`: the grammar reads a type it does not know as a parenthesized
+                # name; a type it is where no variable of the kernel has that name
+                name = self.text(value).strip("() \t")
+                if name.isidentifier() and name not in self.env and name not in self.types and name not in self.ptrs:
+                    size = self.size_of(name)
+                    if size:
+                        return ("c", size)
             return S.UNKNOWN
         if t in ("true", "false"):
             return ("c", 1 if t == "true" else 0)
@@ -1738,6 +1749,11 @@ class _Walker:
             if ptr is not None:
                 self.record(ptr, "store", node, ("c", 0))
             return S.UNKNOWN
+        if name in _ASYNC_COPIES and 3 <= len(args) <= 4 and self._group(args[0]) is None:
+            self._async_copy(node, args)
+            return S.UNKNOWN
+        if name.startswith("cuda::aligned_size_t") and len(args) == 1:    # a size with its alignment: the size
+            return self.expr(args[0])
         values = [self.expr(a) for a in args]
         if name.startswith("__shfl") or name in ("__ballot_sync", "__any_sync", "__all_sync", "__activemask",
                                                    "__match_any_sync", "__popc", "__ffs", "__clz", "clock", "clock64",
@@ -1760,6 +1776,26 @@ class _Walker:
             self.out.flops_per_thread += 1
             self.out.uses_float = True
         return self.fresh(name[:24] or "call", line, deps) if deps else S.UNKNOWN
+
+    def _async_copy(self, node, args) -> None:
+        """`__pipeline_memcpy_async(&s[t], &g[i], 16)` (also cuda::memcpy_async with a pipeline or a
+        barrier): a load of the global source and a store to the shared destination, each as wide
+        as the copy where its size is a constant 4, 8 or 16 (the element's size otherwise). A
+        group's cooperative copy (a group first, or five arguments) spreads the bytes over the
+        group as the library decides: not modelled."""
+        size = self.expr(args[2])
+        for a in args[3:]:
+            self.expr(a)
+        width = size[1] if size[0] == "c" and size[1] in (4, 8, 16) else None
+        src, dst = self.pointer(args[1]), self.pointer(args[0])
+        if src is not None:
+            if width and width != src.elem_size:
+                src = _Ptr(src.base, src.offset, src.elem_type, width, src.space, src.dims)
+            self.record(src, "load", node, ("c", 0))
+        if dst is not None:
+            if width and width != dst.elem_size:
+                dst = _Ptr(dst.base, dst.offset, dst.elem_type, width, dst.space, dst.dims)
+            self.record(dst, "store", node, ("c", 0))
 
     _DOUBLE_MATH = {"sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "pow", "fabs", "floor", "ceil", "erf", "rsqrt",
                     "exp2", "log2", "log10", "fma", "fmod", "atan", "atan2", "asin", "acos", "sinh", "cosh", "cbrt"}

@@ -165,6 +165,8 @@ def _lint_file(job: FileJob) -> FileOutcome:
         return FileOutcome(error=err)
     display = os.path.relpath(path) if not os.path.isabs(str(path)) or str(path).startswith(os.getcwd()) else str(path)
     if not text.strip():
+        if path.suffix == ".py" and not job.named:     # an empty __init__.py that --python came across
+            return FileOutcome(FileResult(display))
         return FileOutcome(FileResult(display), notes=[f"{display}: note: empty file, nothing to lint"])
     registry = all_rules()
     extra_ignores = job.cfg.ignores_for(path)

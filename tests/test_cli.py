@@ -271,8 +271,12 @@ def test_python_f_strings_concatenations_and_what_is_not_linted(tmp_path, capsys
     (tmp_path / "plain.py").write_text("x = 1\n")
     code, out, err = run(["lint", "--isolated", str(tmp_path / "plain.py")], capsys)
     assert code == 0 and "no CUDA found" in err
+    (tmp_path / "__init__.py").write_text("")
     code, out, err = run(["lint", "--isolated", "--python", str(tmp_path)], capsys)
     assert "no CUDA found" not in err                                # found in a directory: no note
+    assert "empty file" not in err                                   # nor for an empty __init__.py
+    code, out, err = run(["lint", "--isolated", str(tmp_path / "__init__.py")], capsys)
+    assert "__init__.py: note: empty file" in err                    # named: it says so
 
 
 def test_module_entry_point_runs_in_a_fresh_process(files):

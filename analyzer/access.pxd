@@ -79,6 +79,8 @@ cdef class _Walker:
     cpdef call(self, node)
     cpdef _note_double_call(self, name, values, line, col)
     cpdef _async_copy(self, node, args)
+    cpdef _fragment(self, node)
+    cpdef _wmma(self, node, args, bint store)
     cpdef inline_call(self, callee, arg_nodes, values)
     cpdef barrier(self, name, line, col)
     cpdef pointer(self, node)

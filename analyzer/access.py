@@ -38,6 +38,11 @@ _LOAD_INTRINSICS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
 _STORE_INTRINSICS = {"__stcg", "__stcs", "__stwb", "__stwt"}
 # a thread's own asynchronous global-to-shared copy of 4, 8 or 16 bytes (LDGSTS): (dst, src, size[, pipe])
 _ASYNC_COPIES = {"__pipeline_memcpy_async", "cuda::memcpy_async", "memcpy_async"}
+# nvcuda::wmma fragments: fragment<use, M, N, K, element type[, layout]>
+_WMMA_FRAGMENT = re.compile(r"fragment\s*<\s*(?:[\w:]*::)?(matrix_a|matrix_b|accumulator)\s*,\s*(\w+)\s*,\s*(\w+)\s*,"
+                            r"\s*(\w+)\s*,\s*([\w:]+)")
+_WMMA_HALVES = {"half", "__half", "__nv_bfloat16", "nv_bfloat16"}
+_WMMA_QUARTERS = ((0, 0), (8, 0), (0, 8), (8, 8))   # (rows down, elements across): a 16x16 tile's four 8x8 quarters
 _BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp",
              "sync", "__barrier_sync"}
 _BUILTIN_FIELDS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
@@ -1749,6 +1754,10 @@ class _Walker:
             if ptr is not None:
                 self.record(ptr, "store", node, ("c", 0))
             return S.UNKNOWN
+        if name.endswith("load_matrix_sync") or name.endswith("store_matrix_sync"):
+            if 3 <= len(args) <= 4:
+                self._wmma(node, args, name.endswith("store_matrix_sync"))
+                return S.UNKNOWN
         if name in _ASYNC_COPIES and 3 <= len(args) <= 4 and self._group(args[0]) is None:
             self._async_copy(node, args)
             return S.UNKNOWN
@@ -1796,6 +1805,71 @@ class _Walker:
             if width and width != dst.elem_size:
                 dst = _Ptr(dst.base, dst.offset, dst.elem_type, width, dst.space, dst.dims)
             self.record(dst, "store", node, ("c", 0))
+
+    def _fragment(self, node) -> tuple[str, str] | None:
+        """(use, element type) of a 16x16x16 wmma fragment variable (`a`, `frag[i]`), or None."""
+        while node is not None and _KINDS[node.kind_id] in ("subscript_expression", "parenthesized_expression"):
+            node = node.child_by_field_id(F_ARGUMENT) if _KINDS[node.kind_id] == "subscript_expression" \
+                else (code_children(node) or [None])[-1]
+        if node is None or _KINDS[node.kind_id] != "identifier":
+            return None
+        m = _WMMA_FRAGMENT.search(self.types.get(self.text(node), ""))
+        if m is None:
+            return None
+        dims = [int(t) if t.isdigit() else self.consts.get(t) for t in m.group(2, 3, 4)]
+        if dims != [16, 16, 16]:
+            return None     # other shapes (32x8x16, 8x32x16, tf32's k = 8) are laid out otherwise
+        return m.group(1), self.resolve(m.group(5).split("::")[-1] if m.group(5).startswith("wmma") else m.group(5))
+
+    def _wmma(self, node, args, store: bool) -> None:
+        """A warp's `load_matrix_sync(frag, p, ldm)` / `store_matrix_sync(p, frag, ldm, layout)` of a
+        16x16 tile, as the instructions ptxas makes of it on sm_80/sm_90 (read from its SASS):
+        a half/bf16 matrix_a/b from shared memory is one LDSM.16.M88.4 (lane l gives the 16-byte
+        row l % 8 of 8x8 matrix l / 8: rows 0-7 and 8-15 of columns 0-7, then of columns 8-15);
+        from global memory four 4-byte LDGs (lane l: row l / 4, elements 2 * (l % 4) of each quarter).
+        A float accumulator is four 8-byte accesses (row l / 4, elements 2 * (l % 4)) row-major,
+        eight 4-byte ones column-major. Other shapes and types are not modelled."""
+        frag_node, ptr_node = (args[1], args[0]) if store else (args[0], args[1])
+        ldm = self.expr(args[2])
+        layout = args[3] if len(args) > 3 else None
+        if layout is not None and _KINDS[layout.kind_id] == "conditional_expression":   # COL ? col_major : row_major
+            cond = self.expr(layout.child_by_field_id(F_CONDITION))
+            layout = layout.child_by_field_id(F_CONSEQUENCE if cond != ("c", 0) else F_ALTERNATIVE) \
+                if cond[0] == "c" else None
+        layout = self.text(layout) if layout is not None else ""
+        frag = self._fragment(frag_node)
+        ptr = self.pointer(ptr_node)
+        if frag is None or ptr is None or S.is_unknown(ldm):
+            return
+        use, etype = frag
+        b = S.binop
+        tid = b("+", ("s", "threadIdx.x"), b("*", ("s", "blockDim.x"),
+                                            b("+", ("s", "threadIdx.y"), b("*", ("s", "blockDim.y"), ("s", "threadIdx.z")))))
+        lane = b("&", tid, ("c", 31))
+        row, pair = b(">>", lane, ("c", 2)), b("*", b("&", lane, ("c", 3)), ("c", 2))
+        pieces: list[tuple[Expr, int]] = []      # (byte offset of each lane, bytes a lane) per instruction
+        if use in ("matrix_a", "matrix_b") and not store and etype in _WMMA_HALVES:
+            if ptr.space == "shared":
+                m, r = b(">>", lane, ("c", 3)), b("&", lane, ("c", 7))
+                mrow = b("+", b("*", b("&", m, ("c", 1)), ("c", 8)), r)
+                col = b("*", b(">>", m, ("c", 1)), ("c", 8))
+                pieces.append((b("*", b("+", b("*", mrow, ldm), col), ("c", 2)), 16))
+            else:
+                for dr, dc in _WMMA_QUARTERS:
+                    at = b("+", b("*", b("+", row, ("c", dr)), ldm), b("+", pair, ("c", dc)))
+                    pieces.append((b("*", at, ("c", 2)), 4))
+        elif use == "accumulator" and etype == "float":
+            for dr, dc in _WMMA_QUARTERS:
+                if "col_major" in layout:
+                    for d in (0, 1):
+                        at = b("+", b("*", b("+", pair, ("c", dc + d)), ldm), b("+", row, ("c", dr)))
+                        pieces.append((b("*", at, ("c", 4)), 4))
+                else:
+                    at = b("+", b("*", b("+", row, ("c", dr)), ldm), b("+", pair, ("c", dc)))
+                    pieces.append((b("*", at, ("c", 4)), 8))
+        for offset, width in pieces:
+            self.record(_Ptr(ptr.base, ptr.offset, ptr.elem_type, width, ptr.space), "store" if store else "load",
+                        node, offset)
 
     _DOUBLE_MATH = {"sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "pow", "fabs", "floor", "ceil", "erf", "rsqrt",
                     "exp2", "log2", "log10", "fma", "fmod", "atan", "atan2", "asin", "acos", "sinh", "cosh", "cbrt"}

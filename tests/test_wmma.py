@@ -1,0 +1,125 @@
+"""wmma tile loads and stores (analyzer/access.py `_wmma`): the instructions ptxas makes of a
+16x16x16 fragment's load_matrix_sync / store_matrix_sync on sm_90, as lane addresses."""
+from __future__ import annotations
+
+from analyzer.lint import LaunchSpec, lint_source
+
+HEAD = """#include <mma.h>
+#include <cuda_fp16.h>
+using namespace nvcuda;
+"""
+
+
+def wmma_accesses(src, kernel, block=(32, 1, 1)):
+    res = lint_source(HEAD + src, "w.cu", kernels=[kernel], default_launch=LaunchSpec(block=block, grid=(1, 1, 1)))
+    ctx = res.contexts[0]
+    got = [(a.space, a.kind, a.elem_size, e.per_request, e.ideal_units / e.requests)
+           for a, e in zip(ctx.accesses.accesses, ctx.estimates) if "matrix_sync" in a.text and e is not None]
+    return got, res
+
+
+LDS = """
+template <int LDM>
+__global__ void k(const half* __restrict__ g, float* out) {
+  __shared__ half s[16 * 80];
+  for (int i = threadIdx.x; i < 16 * 80; i += 32) s[i] = g[i];
+  __syncthreads();
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+  wmma::fill_fragment(b, __float2half(1.0f));
+  wmma::fill_fragment(c, 0.0f);
+  wmma::load_matrix_sync(a, s, LDM);
+  wmma::mma_sync(c, a, b, c);
+  wmma::store_matrix_sync(out, c, 16, wmma::mem_row_major);
+}
+"""
+
+
+def test_a_tile_from_shared_memory_is_one_ldsm_whose_rows_conflict_at_a_32_byte_pitch():
+    # rows 32 bytes apart: rows 0 and 4 of each 8x8 matrix share banks (2 wavefronts a phase);
+    # 48 bytes (LDM 24, the usual padding) puts the 8 rows in 8 distinct 16-byte bank groups
+    for ldm, per_request in ((16, 8.0), (24, 4.0), (64, 32.0), (72, 4.0)):
+        got, res = wmma_accesses(LDS, f"k<{ldm}>")
+        assert ("shared", "load", 16, per_request, 4.0) in got, (ldm, got)
+        assert ("global", "store", 8, 8.0, 8.0) in got               # the accumulator, row-major: 8 rows of 32 bytes
+        conflicts = [f for f in res.findings if f.code == "SM201"]
+        assert bool(conflicts) == (per_request > 4.0)
+
+
+def test_a_tile_from_global_memory_is_four_4_byte_loads_of_16_bytes_a_row():
+    got, res = wmma_accesses("""
+__global__ void k(const half* __restrict__ g, float* out, int ldm) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+  wmma::fill_fragment(b, __float2half(1.0f));
+  wmma::fill_fragment(c, 0.0f);
+  wmma::load_matrix_sync(a, g, ldm);
+  wmma::mma_sync(c, a, b, c);
+  wmma::store_matrix_sync(out, c, 16, wmma::mem_col_major);
+}""", "k")
+    assert got.count(("global", "load", 4, 8.0, 4.0)) == 4             # 8 rows x 16 bytes an instruction
+    assert got.count(("global", "store", 4, 4.0, 4.0)) == 8            # column-major: 4 columns of 8 floats
+    assert [f.code for f in res.findings if f.code == "GM101"] == ["GM101"]
+
+
+def test_accumulator_stores_to_shared_memory_row_and_column_major():
+    src = """
+template <int LDM, int COL>
+__global__ void k(float* out) {
+  __shared__ float s[16 * 40];
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+  wmma::fill_fragment(c, 0.0f);
+  wmma::store_matrix_sync(s, c, LDM, COL ? wmma::mem_col_major : wmma::mem_row_major);
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x];
+}"""
+    row, _ = wmma_accesses(src, "k<24, 0>")
+    assert row.count(("shared", "store", 8, 2.0, 2.0)) == 4
+    col, _ = wmma_accesses(src, "k<32, 1>")
+    assert len(col) == 8 and all(a[:3] == ("shared", "store", 4) for a in col)
+    assert {a[3] for a in col} == {4.0}       # 4 columns 128 bytes apart: the same 8 banks each
+
+
+def test_fragments_through_constants_typedefs_and_arrays_and_other_shapes_left_out():
+    got, _ = wmma_accesses("""
+#define WM 16
+using namespace nvcuda::wmma;
+typedef fragment<matrix_a, WM, WM, WM, half, row_major> FragA;
+__global__ void k(const half* __restrict__ g, float* out) {
+  __shared__ half s[2][16 * 24];
+  FragA a[2];
+  fragment<matrix_b, 16, 16, 16, half, col_major> b;
+  fragment<matrix_b, 32, 8, 16, half, col_major> odd;
+  fragment<accumulator, 16, 16, 16, float> c;
+  for (int i = threadIdx.x; i < 2 * 16 * 24; i += 32) s[i / 384][i % 384] = g[i];
+  __syncthreads();
+  load_matrix_sync(a[1], &s[1][0], 24);
+  load_matrix_sync(odd, &s[0][0], 24);
+  mma_sync(c, a[1], b, c);
+  store_matrix_sync(out, c, 16, mem_row_major);
+}""", "k")
+    assert ("shared", "load", 16, 4.0, 4.0) in got
+    assert len([a for a in got if a[1] == "load"]) == 1                 # the 32x8x16 fragment: not modelled
+
+
+def test_the_model_replays_the_h200s_counters_for_every_probed_tile():
+    """bench/wmma_probe.py ran one warp of each pattern under Nsight Compute on the H200 (LDSM with
+    pitches of 32..160 bytes, global tiles, accumulator stores row- and column-major at 5 pitches);
+    the committed counters are what the analyzer's estimates must give, variant by variant."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("wmma_probe", root / "bench" / "wmma_probe.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    measured = json.loads((root / "bench" / "results" / "h200" / "wmma_probe.json").read_text())
+    assert "H200" in measured["gpu"] and len(measured["variants"]) == 24    # 27 comparisons
+    rows = probe.compare(measured)
+    assert len(rows) == 27
+    assert {r["measured"] for r in rows} >= {1.0, 2.0, 4.0, 8.0, 16.0, 32.0}     # conflicts of every degree
+    for r in rows:
+        assert r["analyzer"] == r["measured"], r

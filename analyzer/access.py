@@ -43,6 +43,16 @@ _WMMA_FRAGMENT = re.compile(r"fragment\s*<\s*(?:[\w:]*::)?(matrix_a|matrix_b|acc
                             r"\s*(\w+)\s*,\s*([\w:]+)")
 _WMMA_HALVES = {"half", "__half", "__nv_bfloat16", "nv_bfloat16"}
 _WMMA_QUARTERS = ((0, 0), (8, 0), (0, 8), (8, 8))   # (rows down, elements across): a 16x16 tile's four 8x8 quarters
+# inline PTX memory instructions (`asm volatile("..." : outputs : inputs)`), operands as %N
+_PTX_SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2, "b32": 4, "u32": 4, "s32": 4,
+              "f32": 4, "f16x2": 4, "bf16x2": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8, "b128": 16}
+_PTX_LDST = re.compile(r"\b(ld|st)\.(global|shared)(?:::cta)?((?:\.[\w:]+)*?)\.(v2|v4|v8)?\.?([a-z]+\d+(?:x2)?)\s+"
+                       r"(?:\{[^}]*\}|%\d+)?\s*,?\s*\[\s*%(\d+)\s*(?:\+\s*(\d+))?\s*\]")
+_PTX_MATRIX = re.compile(r"\b(ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x([124])(?:\.trans)?\.shared(?:::cta)?\.b16\s*"
+                         r"(?:\{[^}]*\}\s*,\s*)?\[\s*%(\d+)\s*\]")
+_PTX_CP_ASYNC = re.compile(r"\bcp\.async\.c[ag]\.shared(?:::cta)?\.global(?:\.[\w:]+)*\s*\[\s*%(\d+)\s*\]\s*,\s*"
+                           r"\[\s*%(\d+)\s*\]\s*,\s*(\d+)")
+_CVTA_SHARED = ("__cvta_generic_to_shared", "cvta_to_shared_u32", "__cvta_generic_to_shared_u32")
 _BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp",
              "sync", "__barrier_sync"}
 _BUILTIN_FIELDS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
@@ -608,6 +618,7 @@ class _Walker:
         self.env: dict[str, Expr] = {}
         self.ptrs: dict[str, _Ptr] = {}
         self.types: dict[str, str] = {}
+        self.saddr: dict[str, _Ptr] = {}    # integer shared addresses (`unsigned a = __cvta_generic_to_shared(p)`)
         self.loops: list[Loop] = []
         self.guards: list[Expr] = []
         self.function_stack: list[str] = [kernel.name]
@@ -882,6 +893,10 @@ class _Walker:
             if ptr is not None:
                 self.ptrs[name] = ptr
                 continue
+            if "cvta" in self.text(value_node):    # `unsigned a = __cvta_generic_to_shared(&s[r][c]);`: a shared address
+                addr = self._shared_address(value_node)
+                if addr is not None:
+                    self.saddr[name] = addr
             if base == "auto" and _KINDS[value_node.kind_id] == "call_expression":
                 fn = value_node.child_by_field_id(F_FUNCTION)
                 if fn is not None and _group_of(self.text(fn) + "()") is not None:
@@ -1431,6 +1446,9 @@ class _Walker:
             return self.update(node)
         if t == "call_expression":
             return self.call(node)
+        if t == "gnu_asm_expression":
+            self._asm(node)
+            return S.UNKNOWN
         if t == "comma_expression":
             left = node.child_by_field_id(F_LEFT)
             right = node.child_by_field_id(F_RIGHT)
@@ -1788,10 +1806,10 @@ class _Walker:
 
     def _async_copy(self, node, args) -> None:
         """`__pipeline_memcpy_async(&s[t], &g[i], 16)` (also cuda::memcpy_async with a pipeline or a
-        barrier): a load of the global source and a store to the shared destination, each as wide
-        as the copy where its size is a constant 4, 8 or 16 (the element's size otherwise). A
-        group's cooperative copy (a group first, or five arguments) spreads the bytes over the
-        group as the library decides: not modelled."""
+        barrier): a load of the global source as wide as the copy where its size is a constant 4,
+        8 or 16 (the element's size otherwise), and the write of the shared destination for the
+        race check, with no estimate (see _asm). A group's cooperative copy (a group first, or
+        five arguments) spreads the bytes over the group as the library decides: not modelled."""
         size = self.expr(args[2])
         for a in args[3:]:
             self.expr(a)
@@ -1804,7 +1822,113 @@ class _Walker:
         if dst is not None:
             if width and width != dst.elem_size:
                 dst = _Ptr(dst.base, dst.offset, dst.elem_type, width, dst.space, dst.dims)
-            self.record(dst, "store", node, ("c", 0))
+            self.record(dst, "store", node, ("c", 0), False)     # a write for the race check; see _asm
+
+    def _shared_address(self, node) -> _Ptr | None:
+        """The shared memory an integer address denotes (`__cvta_generic_to_shared(&s[i])`, through
+        casts, a variable holding one, plus a byte offset), as a pointer of bytes; or None."""
+        t = _KINDS[node.kind_id]
+        if t == "identifier":
+            return self.saddr.get(self.text(node))
+        if t == "parenthesized_expression":
+            inner = code_children(node)
+            return self._shared_address(inner[-1]) if inner else None
+        if t == "cast_expression":
+            return self._shared_address(node.child_by_field_id(F_VALUE))
+        if t == "call_expression":
+            fn = node.child_by_field_id(F_FUNCTION)
+            args_node = node.child_by_field_id(F_ARGUMENTS)
+            args = code_children(args_node) if args_node is not None else []
+            name = self.text(fn) if fn is not None else ""
+            if len(args) != 1:
+                return None
+            if fn is not None and _KINDS[fn.kind_id] == "template_function":
+                return self._shared_address(args[0])      # static_cast<unsigned>(...)
+            if name in _CVTA_SHARED:
+                p = self.pointer(args[0])
+                return _Ptr(p.base, p.offset, "char", 1, p.space, ()) if p is not None and p.space == "shared" else None
+            return None
+        if t == "binary_expression" and self._op(node) in ("+", "-"):
+            left, right = node.child_by_field_id(F_LEFT), node.child_by_field_id(F_RIGHT)
+            p = self._shared_address(left)
+            if p is None:
+                return None
+            off = self.expr(right)
+            return _Ptr(p.base, S.binop(self._op(node), p.offset, off), "char", 1, p.space, ())
+        return None
+
+    def _asm(self, node) -> None:
+        """Inline PTX: the memory instructions of an asm statement are accesses at its operands
+        (%N: outputs, then inputs): ld/st.global and .shared (with .v2/.v4 and an offset),
+        ldmatrix/stmatrix .x1/.x2/.x4 (16 bytes a lane from the row address each of lanes 0-7,
+        0-15 or all gives, as the LDSM of wmma), cp.async (a global load and a shared store as
+        wide as the copy). Shared addresses are `__cvta_generic_to_shared` of a shared pointer."""
+        code_node = node.child_by_field_id(FIELD.assembly_code)
+        code = self.text(code_node) if code_node is not None else ""
+        operands = []
+        for field_id in (FIELD.output_operands, FIELD.input_operands):
+            lst = node.child_by_field_id(field_id)
+            if lst is not None:
+                for op in lst.children_by_field_id(FIELD.operand):
+                    operands.append(op.child_by_field_id(F_VALUE))
+        outputs = node.child_by_field_id(FIELD.output_operands)
+        n_out = len(outputs.children_by_field_id(FIELD.operand)) if outputs is not None else 0
+        line = node.start_point[0] + 1
+        for i, op in enumerate(operands):
+            if op is None:
+                continue
+            if i >= n_out:
+                self.expr(op)
+            elif _KINDS[op.kind_id] == "identifier":    # written by the asm: `mov.u32 %0, %laneid;` is the lane
+                if re.search(rf"mov\.[ub]32\s+%{i}\s*,\s*%%?laneid", code):
+                    tid = S.binop("+", ("s", "threadIdx.x"), S.binop("*", ("s", "blockDim.x"), ("s", "threadIdx.y")))
+                    self.define(self.text(op), S.binop("&", tid, ("c", 31)), line)
+                else:
+                    self.g.add_edge("threadIdx.x", "%thread")
+                    self.define(self.text(op), self.fresh("asm", line, {"%thread"}), line)
+        if "[" not in code:
+            return
+        at = self._asm_operand
+        for m in _PTX_CP_ASYNC.finditer(code):
+            src = at(operands, m.group(2), "global", int(m.group(3)), ("c", 0))
+            dst = at(operands, m.group(1), "shared", int(m.group(3)), ("c", 0))
+            if src is not None:
+                self.record(src, "load", node, ("c", 0))
+            if dst is not None:
+                # the copy's shared write, for the race check, with no estimate: the H200 counts its
+                # bank conflicts by the global source's sectors, not by the destination's banks
+                # (bench/memory_probe.py: none for 16-byte slots 128 bytes apart)
+                self.record(dst, "store", node, ("c", 0), False)
+        for m in _PTX_MATRIX.finditer(code):
+            p = at(operands, m.group(3), "shared", 16, ("c", 0))
+            if p is None:
+                continue
+            lanes = {"1": 8, "2": 16, "4": 32}[m.group(2)]
+            if lanes < 32:     # the other lanes' addresses are not read
+                tid = S.binop("+", ("s", "threadIdx.x"), S.binop("*", ("s", "blockDim.x"), ("s", "threadIdx.y")))
+                self.guards.append(S.binop("<", S.binop("&", tid, ("c", 31)), ("c", lanes)))
+            self.record(p, "load" if m.group(1) == "ldmatrix" else "store", node, ("c", 0))
+            if lanes < 32:
+                self.guards.pop()
+        for m in _PTX_LDST.finditer(code):
+            size = _PTX_SIZES.get(m.group(5))
+            if size is None:
+                continue
+            width = size * {"v2": 2, "v4": 4, "v8": 8}.get(m.group(4) or "", 1)
+            p = at(operands, m.group(6), m.group(2), width, ("c", int(m.group(7) or 0)))
+            if p is not None:
+                self.record(p, "load" if m.group(1) == "ld" else "store", node, ("c", 0))
+
+    def _asm_operand(self, operands: list, index: str, space: str, width: int, extra: Expr) -> _Ptr | None:
+        """The memory an asm operand (%index) addresses, `width` bytes a lane, or None."""
+        k = int(index)
+        value = operands[k] if k < len(operands) else None
+        if value is None:
+            return None
+        p = self._shared_address(value) if space == "shared" else self.pointer(value)
+        if p is None or p.space != space:
+            return None
+        return _Ptr(p.base, S.binop("+", p.offset, extra), p.elem_type, width, p.space)
 
     def _fragment(self, node) -> tuple[str, str] | None:
         """(use, element type) of a 16x16x16 wmma fragment variable (`a`, `frag[i]`), or None."""
@@ -2112,7 +2236,7 @@ class _Walker:
             if _KINDS[c.kind_id] not in ("field_identifier",):
                 self.expr(c)
 
-    def record(self, ptr: _Ptr, kind: str, node, extra: Expr) -> Expr:
+    def record(self, ptr: _Ptr, kind: str, node, extra: Expr, issued: bool = True) -> Expr:
         if ptr.dims and len(ptr.dims) > 1:
             return S.UNKNOWN  # a whole row, not an element
         row, column = node.start_point
@@ -2137,7 +2261,7 @@ class _Walker:
                 if kind == "store":
                     self.loaded[key] = (loops, guards, address)
         acc = Access(ptr.base, ptr.space, kind, address, ptr.elem_size, ptr.elem_type, line, col,
-                     self.written(node)[:80], loops, guards, self.function_stack[-1])
+                     self.written(node)[:80], loops, guards, self.function_stack[-1], issued)
         self.out.accesses.append(acc)
         self.blocks.append(self.breaks)
         node_id = f"access#{len(self.out.accesses) - 1}"

@@ -13,7 +13,7 @@ def lint(src: str, block=(256, 1, 1)):
 
 def accesses(res, kernel):
     ctx = next(c for c in res.contexts if c.kernel.name == kernel)
-    return [(a.array, a.space, a.kind, a.elem_size, e.per_request if e else None, e.ideal_units / e.requests if e else None)
+    return [(a.array, a.space, a.kind, a.elem_size, e.per_request if e and e.requests else None, e.ideal_units / e.requests if e and e.requests else None)
             for a, e in zip(ctx.accesses.accesses, ctx.estimates)]
 
 
@@ -29,9 +29,10 @@ __global__ void k(const float* __restrict__ a, float* out, int n) {
   if (i < n / 4) out[i] = s[threadIdx.x * 4];
 }""")
     got = accesses(res, "k")
-    # 16 bytes a lane, contiguous: 16 sectors a request as the ideal, 4 wavefronts on the shared side
+    # 16 bytes a lane, contiguous: 16 sectors a request as the ideal; the shared write is there for
+    # the race check, with no estimate (the H200 counts the copy's conflicts by its source)
     assert ("a", "global", "load", 16, 16.0, 16.0) in got
-    assert ("s", "shared", "store", 16, 4.0, 4.0) in got
+    assert ("s", "shared", "store", 16, None, None) in got
     assert not [f for f in res.findings if f.code in ("GM101", "SM202")]
 
 

@@ -105,21 +105,22 @@ __global__ void k(const half* __restrict__ g, float* out) {
 
 
 def test_the_model_replays_the_h200s_counters_for_every_probed_tile():
-    """bench/wmma_probe.py ran one warp of each pattern under Nsight Compute on the H200 (LDSM with
-    pitches of 32..160 bytes, global tiles, accumulator stores row- and column-major at 5 pitches);
+    """bench/memory_probe.py ran one warp of each pattern under Nsight Compute on the H200 (LDSM with
+    pitches of 32..160 bytes, global tiles, accumulator stores row- and column-major at 5 pitches,
+    and inline PTX: ldmatrix .x2, ld.global.nc.v4, cp.async of 4 bytes);
     the committed counters are what the analyzer's estimates must give, variant by variant."""
     import importlib.util
     import json
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location("wmma_probe", root / "bench" / "wmma_probe.py")
+    spec = importlib.util.spec_from_file_location("memory_probe", root / "bench" / "memory_probe.py")
     probe = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(probe)
-    measured = json.loads((root / "bench" / "results" / "h200" / "wmma_probe.json").read_text())
-    assert "H200" in measured["gpu"] and len(measured["variants"]) == 24    # 27 comparisons
-    rows = probe.compare(measured)
-    assert len(rows) == 27
+    measured = json.loads((root / "bench" / "results" / "h200" / "memory_probe.json").read_text())
+    assert "H200" in measured["gpu"] and len(measured["variants"]) == 40
+    rows = probe.compared(probe.compare(measured))
+    assert len(rows) == 36       # wmma tiles, ldmatrix .x2, vector and 4-byte cp.async loads in inline PTX
     assert {r["measured"] for r in rows} >= {1.0, 2.0, 4.0, 8.0, 16.0, 32.0}     # conflicts of every degree
     for r in rows:
         assert r["analyzer"] == r["measured"], r

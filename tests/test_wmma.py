@@ -124,3 +124,16 @@ def test_the_model_replays_the_h200s_counters_for_every_probed_tile():
     assert {r["measured"] for r in rows} >= {1.0, 2.0, 4.0, 8.0, 16.0, 32.0}     # conflicts of every degree
     for r in rows:
         assert r["analyzer"] == r["measured"], r
+
+
+def test_findings_on_wmma_tiles_say_what_to_do():
+    _, res = wmma_accesses(LDS, "k<16>")
+    (sm,) = [f for f in res.findings if f.code == "SM201"]
+    assert "odd multiple of 16 bytes" in sm.message and "pad the leading dimension" in sm.message
+    _, res = wmma_accesses("""
+__global__ void k(const half* __restrict__ g, float* out, int ldm) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
+  wmma::load_matrix_sync(a, g + blockIdx.x * 16, ldm);
+}""", "k")
+    (gm,) = [f for f in res.findings if f.code == "GM101"]
+    assert "stage tiles in shared memory" in gm.message

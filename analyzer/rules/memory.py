@@ -21,6 +21,9 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
         if per > ideal * ctx.options.coalescing_slack and per - ideal >= 2:
             what = "load" if access.kind == "load" else "store"
             assumed = assumed_text(est)
+            if "load_matrix_sync" in access.text:   # the fix is not an index: the tile must come through shared memory
+                assumed += ("; a wmma tile loaded from global memory reads 16 bytes of each row per instruction: "
+                            "stage tiles in shared memory (cp.async) and load the fragments from there")
             yield ctx.finding(
                 r, access.line, access.col,
                 f"uncoalesced global {what} `{access.text}`: {_fmt(per)} sectors/request, ideal {_fmt(ideal)} "

@@ -26,6 +26,8 @@ from . import KernelContext, assumed_text, rule
 
       Use instead
           __shared__ float tile[32][33];        // pad a row by one word
+          A wmma or ldmatrix tile reads 16 bytes a lane, 8 lanes (8 rows) at a time: rows an odd
+          multiple of 16 bytes apart do not conflict (`half As[64][32 + 8]`, ldm 40).
       """)
 def bank_conflict(ctx: KernelContext, r):
     for access, est in zip(ctx.accesses.accesses, ctx.estimates):
@@ -33,10 +35,17 @@ def bank_conflict(ctx: KernelContext, r):
             continue
         if est.ways >= ctx.options.min_bank_ways:
             what = {"load": "read", "store": "write", "atomic": "atomic"}[access.kind]
+            hint = ""
+            if "load_matrix_sync" in access.text or "ldmatrix" in access.text:
+                # 8 lanes a phase, each a 16-byte row: the row pitch decides the banks (measured, bench/README.md)
+                hint = ("; the tile's rows share banks: rows an odd multiple of 16 bytes apart do not "
+                        "(ldm 24, 40 or 72 halves: pad the leading dimension) or swizzle")
+            elif "store_matrix_sync" in access.text or "stmatrix" in access.text:
+                hint = "; the tile's rows share banks: change the leading dimension (pad it) or swizzle"
             yield ctx.finding(r, access.line, access.col,
                               f"{est.ways:.1f}-way bank conflict on shared {what} `{access.text}`: "
                               f"{est.per_request:.1f} wavefronts/request, ideal {est.ideal_per_request:.1f}"
-                              f"{assumed_text(est)}",
+                              f"{assumed_text(est)}{hint}",
                               ways=round(est.ways, 3), wavefronts_per_request=round(est.per_request, 3),
                               ideal_wavefronts_per_request=round(est.ideal_per_request, 3), array=access.array)
 

@@ -111,10 +111,24 @@ _BLOCK_SCALE = re.compile(r"\bblockIdx\.([xyz])\s*\*\s*([A-Za-z_]\w*)\b(?!\s*[.(
                           r"(?<![.\w])([A-Za-z_]\w*)\s*\*\s*blockIdx\.([xyz])\b")
 
 
-_TID_ALIAS = re.compile(r"\b(?:const\s+)?(?:int|unsigned(?:\s+int)?|size_t|auto|long)\s+([A-Za-z_]\w*)\s*=\s*"
-                        r"(?:\(\s*int\s*\)\s*)?threadIdx\.x\s*;")
-_BLOCK_STRIDE = re.compile(r"\bfor\s*\(\s*(?:[\w:]+\s+)*([A-Za-z_]\w*)\s*=\s*([\w.]+)\s*;[^;]*;\s*\1\s*\+=\s*"
+# tried where the text says "threadIdx.x" / "for", not at every position of a kernel's body
+_TID_ALIAS = re.compile(r"\b(?:int|unsigned|size_t|auto|long)\s+([A-Za-z_]\w*)\s*=\s*(?:\(\s*int\s*\)\s*)?$")
+_BLOCK_STRIDE = re.compile(r"for\s*\(\s*(?:[\w:]+\s+)*([A-Za-z_]\w*)\s*=\s*([\w.]+)\s*;[^;]*;\s*\1\s*\+=\s*"
                            r"([A-Za-z_]\w*|\d+)\s*\)")
+
+
+def _tid_aliases(body: str) -> set[str]:
+    """Names declared as `int tid = threadIdx.x;` (also unsigned, const, `(int)threadIdx.x`)."""
+    out: set[str] = set()
+    i = body.find("threadIdx.x")
+    while i >= 0:
+        j = i + 11
+        if body[j:j + 4].lstrip().startswith(";"):
+            m = _TID_ALIAS.search(body, max(0, i - 60), i)
+            if m:
+                out.add(m.group(1))
+        i = body.find("threadIdx.x", j)
+    return out
 
 
 def _block_stride(body: str, known: Mapping[str, int | float]) -> tuple[str, int] | None:
@@ -124,10 +138,13 @@ def _block_stride(body: str, known: Mapping[str, int | float]) -> tuple[str, int
     uses threadIdx.y (its x extent is not its size), or no such loop says."""
     if "threadIdx.y" in body or "+=" not in body:
         return None
-    starts = {"threadIdx.x"} | {m.group(1) for m in _TID_ALIAS.finditer(body)}
+    starts = {"threadIdx.x"} | _tid_aliases(body)
     found: set[tuple[str, int]] = set()
-    for m in _BLOCK_STRIDE.finditer(body):
-        if m.group(2) not in starts:
+    i = body.find("for")
+    while i >= 0:
+        m = _BLOCK_STRIDE.match(body, i) if (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")) else None
+        i = body.find("for", i + 3)
+        if m is None or m.group(2) not in starts:
             continue
         step = m.group(3)
         v = int(step) if step.isdigit() else known.get(step)

@@ -271,6 +271,15 @@ def lint_command(ns: argparse.Namespace) -> int:
     workers = ns.jobs if ns.jobs is not None else (cfg.jobs or 1)
     if workers < 0:
         raise UsageError(f"--jobs must be 0 (one per core) or more, got {workers}")
+    from . import baseline
+
+    baseline_path = Path(ns.baseline) if ns.baseline else (cfg.root / cfg.baseline if cfg.baseline else None)
+    accepted = None
+    if baseline_path is not None and not ns.write_baseline:
+        try:
+            accepted = baseline.load(baseline_path)     # before the work: a bad file stops the run at once
+        except baseline.BaselineError as exc:
+            raise UsageError(str(exc)) from None
     files, errors = collect(ns.paths, cfg, ns.python)
     given = {Path(p) for p in ns.paths}
     jobs = [FileJob(path, tuple(chosen), cfg, settings, spec if use_spec else None, ns.max_file_size, path in given)
@@ -288,15 +297,22 @@ def lint_command(ns: argparse.Namespace) -> int:
         print(e.line(), file=sys.stderr)
     for n in notes:
         print(n, file=sys.stderr)
+    if ns.write_baseline:
+        n = baseline.write(Path(ns.write_baseline), results)
+        print(f"wrote {n} finding{'s' * (n != 1)} of {len(results)} file{'s' * (len(results) != 1)} to "
+              f"{ns.write_baseline}", file=sys.stderr)
+        return EXIT_ERROR if errors else EXIT_CLEAN
+    accepted_n = baseline.apply(baseline_path, accepted, results) if accepted is not None else 0
     err_dicts = [{"path": e.path, "message": e.message} for e in errors]
     if ns.format == "json":
-        out = report.render_json(results, err_dicts)
+        out = report.render_json(results, err_dicts, accepted_n)
     elif ns.format == "sarif":
         out = report.render_sarif(results, chosen, err_dicts)
     elif ns.format == "github":
         out = report.render_github(results, err_dicts)
     else:
-        out = report.render_text(results, show_estimates=ns.show_estimates, statistics=ns.statistics)
+        out = report.render_text(results, show_estimates=ns.show_estimates, statistics=ns.statistics,
+                                 baselined=accepted_n)
     if ns.output:
         Path(ns.output).write_text(out)
     else:
@@ -364,6 +380,9 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--jobs", "-j", type=int, metavar="N",
                       help="lint N files at a time in worker processes (0: one per core; default 1, or the config's jobs)")
     lint.add_argument("--output", "-o", help="write the report to a file")
+    lint.add_argument("--baseline", metavar="FILE", help="leave out the findings this baseline file accepts "
+                      "(default: the config's baseline)")
+    lint.add_argument("--write-baseline", metavar="FILE", help="accept every finding now: write them to FILE and exit 0")
     lint.add_argument("--explain", metavar="CODE", help="explain a rule and exit")
 
     rules = sub.add_parser("rules", help="list the rules")

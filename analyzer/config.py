@@ -10,6 +10,7 @@ wins. Keys (all optional):
     ptxas = false                   # registers/spills from ptxas (slower); see analyzer.resources
     exclude = ["third_party/**"]    # glob patterns, relative to the config file
     min-occupancy = 0.25
+    baseline = ".cudaperf-baseline.json"   # findings accepted (analyzer/baseline.py), relative to this file
     [per-file-ignores]
     "legacy/*.cu" = ["GM101"]
     [launch.transpose]              # a kernel's launch, by name or name expression ("sgemm<64, 8>")
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 KEYS = {"select", "ignore", "arch", "block-size", "ptxas", "exclude", "min-occupancy", "per-file-ignores", "jobs",
-        "launch"}
+        "launch", "baseline"}
 LAUNCH_KEYS = {"block", "grid", "smem", "args"}
 
 
@@ -51,6 +52,7 @@ class Config:
     jobs: int | None = None                # files linted at a time (0: one per core)
     # kernel name (or name expression) -> {"block": (x, y, z), "grid": ..., "smem": int, "args": {name: number}}
     launches: dict[str, dict] = field(default_factory=dict)
+    baseline: str | None = None            # a baseline file, relative to the config file
 
     @property
     def root(self) -> Path:
@@ -137,6 +139,10 @@ def load(path: Path) -> Config:
         if not isinstance(pfi, dict):
             raise ConfigError("per-file-ignores must be a table")
         cfg.per_file_ignores = {k: _strings(v, f"per-file-ignores.{k}") for k, v in pfi.items()}
+        if "baseline" in data:
+            if not isinstance(data["baseline"], str) or not data["baseline"]:
+                raise ConfigError("baseline must be a file name")
+            cfg.baseline = data["baseline"]
         launch = data.get("launch", {})
         if not isinstance(launch, dict):
             raise ConfigError("launch must be a table of kernels ([launch.NAME])")

@@ -49,7 +49,8 @@ def kernel_line(path: str, k: KernelSummary) -> str:
     return f"{path}:{k.line}:1: kernel {k.name}: " + "; ".join(parts)
 
 
-def render_text(results: Iterable[FileResult], show_estimates: bool = False, statistics: bool = False) -> str:
+def render_text(results: Iterable[FileResult], show_estimates: bool = False, statistics: bool = False,
+                baselined: int = 0) -> str:
     lines = []
     total: Counter = Counter()
     files = 0
@@ -64,8 +65,9 @@ def render_text(results: Iterable[FileResult], show_estimates: bool = False, sta
     if statistics and n:
         for code, count in total.most_common():
             lines.append(f"{count:5d}  {code}")
-    lines.append(f"Found {n} finding{'s' * (n != 1)} in {files} file{'s' * (files != 1)}." if n else
-                 f"All checks passed ({files} file{'s' * (files != 1)}).")
+    accepted = f"; {baselined} more accepted by the baseline" if baselined else ""
+    lines.append(f"Found {n} finding{'s' * (n != 1)} in {files} file{'s' * (files != 1)}{accepted}." if n else
+                 f"All checks passed ({files} file{'s' * (files != 1)}{accepted}).")
     return "\n".join(lines) + "\n"
 
 
@@ -93,7 +95,7 @@ def render_github(results: Iterable[FileResult], errors: list[dict]) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def render_json(results: Iterable[FileResult], errors: list[dict]) -> str:
+def render_json(results: Iterable[FileResult], errors: list[dict], baselined: int = 0) -> str:
     files = []
     for r in results:
         files.append({
@@ -103,7 +105,8 @@ def render_json(results: Iterable[FileResult], errors: list[dict]) -> str:
             "notes": r.notes,
             "suppressed": r.suppressed,
         })
-    return json.dumps({"version": _version(), "files": files, "errors": errors}, indent=2, default=_jsonable) + "\n"
+    return json.dumps({"version": _version(), "files": files, "errors": errors, "baselined": baselined}, indent=2,
+                      default=_jsonable) + "\n"
 
 
 def _jsonable(o):

@@ -23,6 +23,16 @@ __global__ void col(const float* a, float* b, int n, int m) {
 }
 """
 
+# a block's share is BLOCK * ITEMS: neither is guessed, so at 4096 each the sampled block runs nothing
+ITEMS_TEMPLATE = """\
+template <int BLOCK, int ITEMS>
+__global__ void tk(const float* in, float* out, int n) {
+  int i = blockIdx.x * (BLOCK * ITEMS) + threadIdx.x;
+  for (int k = 0; k < ITEMS; ++k)
+    if (i + k * BLOCK < n) out[i + k * BLOCK] = in[(i + k * BLOCK) * 2];
+}
+"""
+
 
 def kernel(res, name):
     return next(k for k in res.kernels if k.name == name)
@@ -75,14 +85,7 @@ def test_an_annotation_inside_the_body_and_a_named_one_after_the_kernel():
 
 
 def test_a_named_annotation_gives_template_arguments():
-    src = """\
-template <int BLOCK, int ITEMS>
-__global__ void tk(const float* in, float* out, int n) {
-  int i = blockIdx.x * (BLOCK * ITEMS) + threadIdx.x;
-  for (int k = 0; k < ITEMS; ++k)
-    if (i + k * BLOCK < n) out[i + k * BLOCK] = in[(i + k * BLOCK) * 2];
-}
-"""
+    src = ITEMS_TEMPLATE
     bare = lint_source(src, "t.cu").contexts[0]
     noted = lint_source(src + "// cudaperf: launch tk<128, 4> block=128 n=1<<20\n", "t.cu").contexts[0]
     assert noted.accesses.constants.get("BLOCK") == 128 and noted.accesses.constants.get("ITEMS") == 4
@@ -169,14 +172,7 @@ def test_a_bad_launch_table_is_a_usage_error(tmp_path, table, why):
 
 
 def test_a_kernel_no_sampled_thread_reaches_gets_a_note_pointing_at_the_annotation():
-    src = """\
-template <int BLOCK, int ITEMS>
-__global__ void tk(const float* in, float* out, int n) {
-  int i = blockIdx.x * (BLOCK * ITEMS) + threadIdx.x;
-  for (int k = 0; k < ITEMS; ++k)
-    if (i + k * BLOCK < n) out[i + k * BLOCK] = in[(i + k * BLOCK) * 2];
-}
-"""
+    src = ITEMS_TEMPLATE
     (note,) = [n for n in lint_source(src, "t.cu").notes if "no thread of the sampled block" in n]
     assert note.startswith("t.cu:2: kernel tk:") and "2 memory accesses" in note
     assert "BLOCK=4096, ITEMS=4096, n=4096" in note and "// cudaperf: launch tk" in note

@@ -10,37 +10,38 @@ using namespace nvcuda;
 """
 
 
-def wmma_accesses(src, kernel, block=(32, 1, 1)):
-    res = lint_source(HEAD + src, "w.cu", kernels=[kernel], default_launch=LaunchSpec(block=block, grid=(1, 1, 1)))
+def wmma_accesses(src, kernel, block=(32, 1, 1), head=HEAD):
+    res = lint_source(head + src, "w.cu", kernels=[kernel], default_launch=LaunchSpec(block=block, grid=(1, 1, 1)))
     ctx = res.contexts[0]
     got = [(a.space, a.kind, a.elem_size, e.per_request, e.ideal_units / e.requests)
            for a, e in zip(ctx.accesses.accesses, ctx.estimates) if "matrix_sync" in a.text and e is not None]
     return got, res
 
 
-LDS = """
-template <int LDM>
-__global__ void k(const half* __restrict__ g, float* out) {
-  __shared__ half s[16 * 80];
-  for (int i = threadIdx.x; i < 16 * 80; i += 32) s[i] = g[i];
-  __syncthreads();
-  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
-  wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;
-  wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
-  wmma::fill_fragment(b, __float2half(1.0f));
-  wmma::fill_fragment(c, 0.0f);
-  wmma::load_matrix_sync(a, s, LDM);
-  wmma::mma_sync(c, a, b, c);
-  wmma::store_matrix_sync(out, c, 16, wmma::mem_row_major);
-}
-"""
+def _probe():
+    """bench/memory_probe.py: its kernels are the ones measured on the H200."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "memory_probe.py"
+    spec = importlib.util.spec_from_file_location("memory_probe", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+PROBE = _probe()
+
+
+def probe_accesses(kernel):
+    return wmma_accesses(PROBE.SOURCE, kernel, head="")
 
 
 def test_a_tile_from_shared_memory_is_one_ldsm_whose_rows_conflict_at_a_32_byte_pitch():
     # rows 32 bytes apart: rows 0 and 4 of each 8x8 matrix share banks (2 wavefronts a phase);
     # 48 bytes (LDM 24, the usual padding) puts the 8 rows in 8 distinct 16-byte bank groups
     for ldm, per_request in ((16, 8.0), (24, 4.0), (64, 32.0), (72, 4.0)):
-        got, res = wmma_accesses(LDS, f"k<{ldm}>")
+        got, res = probe_accesses(f"lds_a_row<{ldm}>")
         assert ("shared", "load", 16, per_request, 4.0) in got, (ldm, got)
         assert ("global", "store", 8, 8.0, 8.0) in got               # the accumulator, row-major: 8 rows of 32 bytes
         conflicts = [f for f in res.findings if f.code == "SM201"]
@@ -48,36 +49,16 @@ def test_a_tile_from_shared_memory_is_one_ldsm_whose_rows_conflict_at_a_32_byte_
 
 
 def test_a_tile_from_global_memory_is_four_4_byte_loads_of_16_bytes_a_row():
-    got, res = wmma_accesses("""
-__global__ void k(const half* __restrict__ g, float* out, int ldm) {
-  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
-  wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;
-  wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
-  wmma::fill_fragment(b, __float2half(1.0f));
-  wmma::fill_fragment(c, 0.0f);
-  wmma::load_matrix_sync(a, g, ldm);
-  wmma::mma_sync(c, a, b, c);
-  wmma::store_matrix_sync(out, c, 16, wmma::mem_col_major);
-}""", "k")
+    got, res = probe_accesses("ldg_a_row<64>")
     assert got.count(("global", "load", 4, 8.0, 4.0)) == 4             # 8 rows x 16 bytes an instruction
     assert got.count(("global", "store", 4, 4.0, 4.0)) == 8            # column-major: 4 columns of 8 floats
     assert [f.code for f in res.findings if f.code == "GM101"] == ["GM101"]
 
 
 def test_accumulator_stores_to_shared_memory_row_and_column_major():
-    src = """
-template <int LDM, int COL>
-__global__ void k(float* out) {
-  __shared__ float s[16 * 40];
-  wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
-  wmma::fill_fragment(c, 0.0f);
-  wmma::store_matrix_sync(s, c, LDM, COL ? wmma::mem_col_major : wmma::mem_row_major);
-  __syncthreads();
-  out[threadIdx.x] = s[threadIdx.x];
-}"""
-    row, _ = wmma_accesses(src, "k<24, 0>")
+    row, _ = probe_accesses("sts_acc<24, 0>")
     assert row.count(("shared", "store", 8, 2.0, 2.0)) == 4
-    col, _ = wmma_accesses(src, "k<32, 1>")
+    col, _ = probe_accesses("sts_acc<32, 1>")
     assert len(col) == 8 and all(a[:3] == ("shared", "store", 4) for a in col)
     assert {a[3] for a in col} == {4.0}       # 4 columns 128 bytes apart: the same 8 banks each
 
@@ -109,15 +90,10 @@ def test_the_model_replays_the_h200s_counters_for_every_probed_tile():
     pitches of 32..160 bytes, global tiles, accumulator stores row- and column-major at 5 pitches,
     and inline PTX: ldmatrix .x2, ld.global.nc.v4, cp.async of 4 bytes);
     the committed counters are what the analyzer's estimates must give, variant by variant."""
-    import importlib.util
     import json
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location("memory_probe", root / "bench" / "memory_probe.py")
-    probe = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probe)
-    measured = json.loads((root / "bench" / "results" / "h200" / "memory_probe.json").read_text())
+    probe = PROBE
+    measured = json.loads(probe.MEASURED.read_text())
     assert "H200" in measured["gpu"] and len(measured["variants"]) == 40
     rows = probe.compared(probe.compare(measured))
     assert len(rows) == 36       # wmma tiles, ldmatrix .x2, vector and 4-byte cp.async loads in inline PTX
@@ -127,7 +103,7 @@ def test_the_model_replays_the_h200s_counters_for_every_probed_tile():
 
 
 def test_findings_on_wmma_tiles_say_what_to_do():
-    _, res = wmma_accesses(LDS, "k<16>")
+    _, res = probe_accesses("lds_a_row<16>")
     (sm,) = [f for f in res.findings if f.code == "SM201"]
     assert "odd multiple of 16 bytes" in sm.message and "pad the leading dimension" in sm.message
     _, res = wmma_accesses("""

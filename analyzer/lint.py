@@ -267,6 +267,21 @@ def _site_arguments(kernel: Function, site, args: dict) -> int:
     return taken
 
 
+def _included(source: str | bytes, path: str) -> Program | None:
+    """The definitions of the local headers a file on disk includes (analyzer/includes.py); an
+    in-memory source (a reward's candidate: path not a file) reads nothing from the disk."""
+    raw = source if isinstance(source, bytes) else None
+    if raw is None:
+        if "include" not in source:
+            return None
+        raw = source.encode("utf-8", "surrogatepass")
+    elif b"include" not in raw:
+        return None
+    from .includes import known
+
+    return known(raw, path)
+
+
 def _launch_notes(program: Program) -> tuple[dict, list]:
     """The file's `// cudaperf: launch` annotations by the kernel each is for, as launch specs
     with their template arguments, and the ones not used, with why (PA002 reports them)."""
@@ -458,7 +473,7 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
                  annotations=True) -> FileResult:
     settings = settings or LintSettings()
     rules = all_rules() if rules is None else rules
-    program = parse(source, path)
+    program = parse(source, path, _included(source, path))
     result = FileResult(path)
     arch = models.arch(settings.arch)
     launches = dict(launches or {})

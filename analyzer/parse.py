@@ -827,14 +827,23 @@ def type_size(name: str, structs: dict[str, int] | None = None) -> int | None:
 
 # ------------------------------------------------------------------ building the model
 
-def parse(source: bytes | str, path: str = "<string>") -> Program:
-    """Parse CUDA source into a Program. Never raises on bad code; see Program.errors."""
+def parse(source: bytes | str, path: str = "<string>", known: "Program | None" = None) -> Program:
+    """Parse CUDA source into a Program. Never raises on bad code; see Program.errors.
+
+    known: a program whose constants, type aliases and structs hold before this source's first
+    line (the local headers it includes: analyzer/includes.py); its own definitions win."""
     if isinstance(source, str):
         # a lone surrogate (a Python string's "\ud800") travels as its 3 bytes, shown as U+FFFD
         source = source.encode("utf-8", "surrogatepass")
     pre = preprocess(source)
     tree = _parse_tree(pre.text, pre.tables)
-    return _Builder(pre.text, path, pre.qualifier_macros, source, pre.shifts).build(tree)
+    builder = _Builder(pre.text, path, pre.qualifier_macros, source, pre.shifts)
+    if known is not None:
+        builder.constants.update(known.constants)
+        builder.aliases.update(known.aliases)
+        builder.structs.update(known.structs)
+        builder.fields.update(known.fields)
+    return builder.build(tree)
 
 
 class _Builder:

@@ -147,14 +147,15 @@ def _nvcc() -> str | None:
     return shutil.which("nvcc")
 
 
-def compile_nvcc(source: str, arch: str, timeout: float = 60.0) -> dict[str, Resources]:
+def compile_nvcc(source: str, arch: str, timeout: float = 60.0, include_dirs: tuple[str, ...] = ()) -> dict[str, Resources]:
     nvcc = _nvcc()
     if nvcc is None:
         raise CompilerUnavailable("nvcc not found on PATH")
     with tempfile.TemporaryDirectory(prefix="cudaperf-") as tmp:
         src = Path(tmp) / "kernel.cu"
         src.write_text(source)
-        proc = subprocess.run([nvcc, "-cubin", f"-arch={arch}", "-Xptxas", "-v", "-o", str(Path(tmp) / "k.cubin"), str(src)],
+        proc = subprocess.run([nvcc, "-cubin", f"-arch={arch}", "-Xptxas", "-v", *(f"-I{d}" for d in include_dirs),
+                               "-o", str(Path(tmp) / "k.cubin"), str(src)],
                               capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         first = next((l for l in proc.stderr.splitlines() if "error" in l), proc.stderr.strip()[:200])
@@ -162,7 +163,8 @@ def compile_nvcc(source: str, arch: str, timeout: float = 60.0) -> dict[str, Res
     return parse_ptxas_log(proc.stderr, "ptxas (nvcc)")
 
 
-def compile_nvrtc(source: str, arch: str, name_expressions: tuple[str, ...] = ()) -> dict[str, Resources]:
+def compile_nvrtc(source: str, arch: str, name_expressions: tuple[str, ...] = (),
+                  include_dirs: tuple[str, ...] = ()) -> dict[str, Resources]:
     try:
         from cuda.bindings import nvrtc
     except ImportError as exc:
@@ -177,6 +179,7 @@ def compile_nvrtc(source: str, arch: str, name_expressions: tuple[str, ...] = ()
         include = _cuda_include()
         if include:
             opts.append(f"-I{include}".encode())
+        opts.extend(f"-I{d}".encode() for d in include_dirs)
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
         _, size = nvrtc.nvrtcGetProgramLogSize(prog)
         log = b" " * size
@@ -232,9 +235,21 @@ def device_code(program: Program) -> str:
             if out[i] != 10:
                 out[i] = 32
     text = out.decode("utf-8", "replace")
-    # host headers NVRTC cannot see
-    return re.sub(r"^[ \t]*#[ \t]*include[ \t]*[<\"](?!cuda_fp16|cuda_bf16|cooperative_groups|mma|cuda/)[^>\"]*[>\"]",
-                  "", text, flags=re.M)
+    # host headers NVRTC cannot see; the file's own local headers (beside it on disk) stay
+    local = {os.path.relpath(h, _local_dir(program)).replace(os.sep, "/") for h in _local_headers(program)}
+    return re.sub(r"^[ \t]*#[ \t]*include[ \t]*([<\"])(?!cuda_fp16|cuda_bf16|cooperative_groups|mma|cuda/)([^>\"]*)[>\"]",
+                  lambda m: m.group(0) if m.group(1) == '"' and m.group(2) in local else "", text, flags=re.M)
+
+
+def _local_dir(program: Program) -> str:
+    return os.path.dirname(os.path.abspath(program.path))
+
+
+def _local_headers(program: Program) -> list:
+    """The local headers the file includes (analyzer/includes.py), where it is a file on disk."""
+    from .includes import headers
+
+    return headers(program.original, program.path) if b"include" in program.original else []
 
 
 def ptxas_resources(program: Program, arch: str, backend: str = "auto",
@@ -245,7 +260,10 @@ def ptxas_resources(program: Program, arch: str, backend: str = "auto",
     instantiates those that the file's own host code launches.
     """
     text = written_code(program)
-    key = hashlib.sha256(f"{arch}|{backend}|{sorted(name_expressions)}|{text}".encode()).hexdigest()[:24]
+    local = _local_headers(program)
+    dirs = (_local_dir(program),) if local else ()
+    headers_text = "".join(h.read_text(errors="replace") for h in local)      # a header's edit is a new key
+    key = hashlib.sha256(f"{arch}|{backend}|{sorted(name_expressions)}|{text}|{headers_text}".encode()).hexdigest()[:24]
     cached = cache_dir() / f"{key}.json"
     if cached.exists():
         try:
@@ -257,8 +275,8 @@ def ptxas_resources(program: Program, arch: str, backend: str = "auto",
     order = ["nvrtc", "nvcc"] if backend == "auto" else [backend]
     for b in order:
         try:
-            result = (compile_nvrtc(device_code(program), arch, tuple(name_expressions)) if b == "nvrtc"
-                      else compile_nvcc(text, arch))
+            result = (compile_nvrtc(device_code(program), arch, tuple(name_expressions), include_dirs=dirs) if b == "nvrtc"
+                      else compile_nvcc(text, arch, include_dirs=dirs))
             break
         except CompilerUnavailable as exc:
             errors.append(str(exc))

@@ -18,7 +18,7 @@ cpdef bint _names_any(object node, object names) except -1
 cdef class _Walker:
     cdef public object p, k, out, g, counter
     cdef public str ascii
-    cdef public dict type_args, consts, env, ptrs, types, _tuples, arrays, array_ptrs, loaded, saddr
+    cdef public dict type_args, consts, env, ptrs, types, _tuples, arrays, array_ptrs, loaded, saddr, lambdas
     cdef public list loops, guards, function_stack, returns, _assign_scans
     cdef public set scalar_params, restrict
     cdef public Py_ssize_t breaks
@@ -82,6 +82,7 @@ cdef class _Walker:
     cpdef _fragment(self, node)
     cpdef _shared_address(self, node)
     cpdef _asm(self, node)
+    cpdef _inline_lambda(self, name, lam, arg_nodes, values)
     cpdef _wmma(self, node, args, bint store)
     cpdef inline_call(self, callee, arg_nodes, values)
     cpdef barrier(self, name, line, col)

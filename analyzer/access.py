@@ -619,6 +619,7 @@ class _Walker:
         self.ptrs: dict[str, _Ptr] = {}
         self.types: dict[str, str] = {}
         self.saddr: dict[str, _Ptr] = {}    # integer shared addresses (`unsigned a = __cvta_generic_to_shared(p)`)
+        self.lambdas: dict[str, object] = {}   # `auto f = [&](...) {...}`: lambda_expression nodes by name
         self.loops: list[Loop] = []
         self.guards: list[Expr] = []
         self.function_stack: list[str] = [kernel.name]
@@ -889,6 +890,9 @@ class _Walker:
                     self.expr(c)
                 self.define(name, self.fresh(name, line, set()), line)
                 continue
+            if _KINDS[value_node.kind_id] == "lambda_expression":   # walked where it is called, with its arguments
+                self.lambdas[name] = value_node
+                continue
             ptr = self.pointer(value_node) if base == "auto" else None
             if ptr is not None:
                 self.ptrs[name] = ptr
@@ -1002,15 +1006,24 @@ class _Walker:
         init_value: Expr = S.UNKNOWN
         if init is not None:
             if _KINDS[init.kind_id] == "declaration":
-                for decl in init.children_by_field_id(F_DECLARATOR):
-                    if _KINDS[decl.kind_id] == "init_declarator":
-                        name_node = decl.child_by_field_id(F_DECLARATOR)
-                        value = decl.child_by_field_id(F_VALUE)
-                        if name_node is not None and _KINDS[name_node.kind_id] == "identifier":
-                            var = self.text(name_node)
-                            init_value = self.expr(value) if value is not None else S.UNKNOWN
-                            tnode = init.child_by_field_id(F_TYPE)
-                            self.types[var] = self.text(tnode) if tnode is not None else "int"
+                decls = [d for d in init.children_by_field_id(F_DECLARATOR) if _KINDS[d.kind_id] == "init_declarator"]
+                # `for (int k = 0, s = 0; k < n; k += 8, s ^= 1)`: the variable the condition compares
+                # is the loop's, the others are variables of the loop like any (the update carries them)
+                cond_first = st.child_by_field_id(F_CONDITION)
+                compared = self._compared(cond_first) if len(decls) > 1 and cond_first is not None else None
+                for decl in decls:
+                    name_node = decl.child_by_field_id(F_DECLARATOR)
+                    value = decl.child_by_field_id(F_VALUE)
+                    if name_node is not None and _KINDS[name_node.kind_id] == "identifier":
+                        name = self.text(name_node)
+                        tnode = init.child_by_field_id(F_TYPE)
+                        if compared is not None and name != compared:
+                            self.types[name] = self.text(tnode) if tnode is not None else "int"
+                            self.define(name, self.expr(value) if value is not None else S.UNKNOWN, line)
+                            continue
+                        var = name
+                        init_value = self.expr(value) if value is not None else S.UNKNOWN
+                        self.types[var] = self.text(tnode) if tnode is not None else "int"
             elif _KINDS[init.kind_id] == "assignment_expression":
                 left = init.child_by_field_id(F_LEFT)
                 if left is not None and _KINDS[left.kind_id] == "identifier":
@@ -1153,6 +1166,8 @@ class _Walker:
             if inc is not None or shift is not None:
                 if inc is not None:
                     value = S.binop("+", old, S.binop("*", ("s", iter_sym), inc))
+                elif shift[0] == "^":   # `stage ^= 1` (a double buffer's): value0 ^ (k * (iter & 1))
+                    value = S.binop("^", old, S.binop("*", shift[1], S.binop("&", ("s", iter_sym), ("c", 1))))
                 else:   # `offset <<= 1` (a scan's stride): value0 << (iter * 1)
                     value = S.binop(shift[0], old, S.binop("*", ("s", iter_sym), shift[1]))
                 self.env[name] = self.bound(value, name, line)
@@ -1244,7 +1259,8 @@ class _Walker:
 
     def _invariant_shift(self, nodes, changed) -> tuple[str, Expr] | None:
         """("<<", k) or (">>", k) for a variable that one `x <<= k` or `x >>= k` with a
-        loop-invariant k changes in the loop (`x *= 2**m` is `x <<= m`), else None."""
+        loop-invariant k changes in the loop (`x *= 2**m` is `x <<= m`); ("^", c) for `x ^= c`
+        with a constant c (a toggle); else None."""
         if len(nodes) != 1 or _KINDS[nodes[0].kind_id] != "assignment_expression":
             return None
         n = nodes[0]
@@ -1253,11 +1269,13 @@ class _Walker:
         if op is None or right is None:
             return None
         o = self.text(op)
-        if o not in ("<<=", ">>=", "*="):
+        if o not in ("<<=", ">>=", "*=", "^="):
             return None
         k = self._invariant_value(right, changed)
         if k is None:
             return None
+        if o == "^=":       # a toggle: ("^", k), which _carried gives as value0 ^ (k * (iter & 1))
+            return ("^", k) if k[0] == "c" and type(k[1]) is int else None
         if o == "*=":
             v = k[1] if k[0] == "c" else None
             if type(v) is not int or v < 1 or v & (v - 1):
@@ -1793,6 +1811,9 @@ class _Walker:
         if name in S._CALLS:
             return ("f", name, tuple(values))
         self._note_double_call(name, values, line, col)
+        lam = self.lambdas.get(name)
+        if lam is not None and len(self.function_stack) <= MAX_INLINE_DEPTH and name not in self.function_stack:
+            return self._inline_lambda(name, lam, args, values)
         callee = self.p.function(name)
         if callee is not None and callee.kind != "global" and callee.body is not None and len(self.function_stack) <= MAX_INLINE_DEPTH \
                 and callee.name not in self.function_stack:
@@ -2028,6 +2049,60 @@ class _Walker:
             return rets[0]
         deps = _symbols_of(rets)
         return self.fresh(callee.name, callee.line, deps) if deps else S.UNKNOWN
+
+    def _inline_lambda(self, name: str, lam, arg_nodes, values) -> Expr:
+        """A call of a lambda the kernel defined (`auto load = [&](int stage, int k0) {...}; load(0, 0);`):
+        its body walked here, with its parameters bound to the arguments as a device function's
+        are, and the kernel's variables it captures as they are now (what it assigns to them is
+        not carried out of it)."""
+        decl = lam.child_by_field_id(F_DECLARATOR)
+        plist = None
+        if decl is not None:
+            for c in decl.named_children:
+                if _KINDS[c.kind_id] == "parameter_list":
+                    plist = c
+        params = []
+        for pd in plist.named_children if plist is not None else ():
+            if _KINDS[pd.kind_id] != "parameter_declaration":
+                continue
+            tnode, d = pd.child_by_field_id(F_TYPE), pd.child_by_field_id(F_DECLARATOR)
+            depth = 0
+            while d is not None and _KINDS[d.kind_id] in ("pointer_declarator", "reference_declarator"):
+                depth += _KINDS[d.kind_id] == "pointer_declarator"
+                d = d.child_by_field_id(F_DECLARATOR)
+            params.append((self.text(d), self.text(tnode) if tnode is not None else "int", depth) if d is not None else None)
+        saved = (self.env, self.ptrs, self.types)
+        env, ptrs, types = dict(self.env), dict(self.ptrs), dict(self.types)
+        for prm, node, value in zip(params, arg_nodes, values):
+            if prm is None:
+                continue
+            pname, ptype, depth = prm
+            if depth:
+                ptr = self.pointer(node)
+                env.pop(pname, None)
+                if ptr is not None:
+                    size = self.size_of(ptype) or ptr.elem_size
+                    ptrs[pname] = _Ptr(ptr.base, ptr.offset, self.resolve(ptype), size, ptr.space, ptr.dims)
+            else:
+                env[pname] = value
+                ptrs.pop(pname, None)
+            types[pname] = self.resolve(ptype) + "*" * depth
+        self.env, self.ptrs, self.types = env, ptrs, types
+        self.function_stack.append(name)
+        self.returns.append([])
+        try:
+            body = lam.child_by_field_id(F_BODY)
+            if body is not None:
+                self.block(body)
+            rets = self.returns[-1]
+        finally:
+            self.returns.pop()
+            self.function_stack.pop()
+            self.env, self.ptrs, self.types = saved
+        if len(rets) == 1:
+            return rets[0]
+        deps = _symbols_of(rets)
+        return self.fresh(name, lam.start_point[0] + 1, deps) if deps else S.UNKNOWN
 
     def barrier(self, name: str, line: int, col: int) -> None:
         conds = []

@@ -27,3 +27,32 @@ def test_to_networkx_has_every_node_edge_and_access_attribute():
     for node in ("access#0", "access#1"):
         assert nx.has_path(g, "threadIdx.x", node)
         assert not nx.has_path(g, "n", node)
+
+
+def test_a_lambda_is_walked_where_it_is_called_with_its_arguments():
+    """`auto load = [&](int stage, int k0) {...}; load(0, 0); ... load(s, k0 + 32);`: the body's
+    accesses take the call's arguments (they took nothing: its parameters were unknown, 4096, and
+    a load of a contiguous row was estimated at 1 sector a request); a lambda never called does
+    nothing."""
+    from analyzer.lint import LaunchSpec, lint_source
+
+    src = """__global__ void k(const float* __restrict__ x, float* out, int n) {
+    __shared__ float buf[2][256];
+    auto load = [&](int stage, int k0) { buf[stage][threadIdx.x] = x[k0 + threadIdx.x]; };
+    auto unused = [&](int j) { out[j * 64] = 1.0f; };
+    float acc = 0.0f;
+    load(0, 0);
+    for (int k0 = 0; k0 < n; k0 += 256) {
+        __syncthreads();
+        if (k0 + 256 < n) load(1, k0 + 256);
+        acc += buf[0][threadIdx.x];
+    }
+    out[blockIdx.x * 256 + threadIdx.x] = acc;
+}
+"""
+    r = lint_source(src, "k.cu", launches={"k": LaunchSpec((256, 1, 1), (1, 1, 1), args={"n": 1024})})
+    ctx = r.contexts[0]
+    pairs = list(zip(ctx.accesses.accesses, ctx.estimates))
+    loads = [(a, e) for a, e in pairs if a.array == "x"]
+    assert len(loads) == 2 and all(e is not None and e.per_request == 4.0 and not e.assumed for _, e in loads)
+    assert not [a for a, _ in pairs if a.array == "out" and "j * 64" in a.text]

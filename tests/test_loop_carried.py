@@ -216,3 +216,29 @@ def test_a_grid_stride_loop_over_an_unknown_size_keeps_the_simulated_block_s_cou
     ctx = r.contexts[0]
     assert [e.requests for e in ctx.estimates] == [4.0, 4.0] and "n" in ctx.estimates[0].assumed
 
+
+
+def test_a_toggle_alternates_and_a_second_for_declarator_is_a_variable_of_the_loop():
+    """A double buffer: `for (int k = 0, s = 0; k < n; k += 32, s ^= 1)` reads stage s of two.
+    The loop's variable is the one its condition compares (k: it was the last declarator, s, and
+    k was unknown); s ^= 1 is s0 ^ (iteration & 1): stage 0, 1, 0, 1 (it was unknown)."""
+    src = """__global__ void k(const float* x, float* out, int n) {
+    __shared__ float buf[2][64 * 33];
+    float acc = 0.0f;
+    for (int k = 0, s = 0; k < n; k += 32, s ^= 1) {
+        buf[s][threadIdx.x * 33] = x[k + threadIdx.x];
+        __syncthreads();
+        acc += buf[s][threadIdx.x];
+        __syncthreads();
+    }
+    out[threadIdx.x] = acc;
+}
+"""
+    r = lint_source(src, "k.cu", launches={"k": LaunchSpec((32, 1, 1), (1, 1, 1), args={"n": 128})})
+    ctx = r.contexts[0]
+    got = {(a.kind, a.space): e for a, e in zip(ctx.accesses.accesses, ctx.estimates)}
+    assert all(e is not None for e in got.values())
+    assert not ctx.estimates[0].assumed                     # k is the loop's: nothing assumed
+    assert got[("load", "global")].requests == 4            # 128 / 32 iterations, one warp
+    assert got[("store", "shared")].per_request == 1.0      # stride 33 words: no conflict
+    assert "s ^ (" in str(ctx.accesses.accesses[1].address) or "^" in repr(ctx.accesses.accesses[1].address)

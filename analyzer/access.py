@@ -2024,7 +2024,6 @@ class _Walker:
             self.out.double_calls.append((name, line, col))
 
     def inline_call(self, callee: Function, arg_nodes, values) -> Expr:
-        saved = (self.env, self.ptrs, self.types)
         env: dict[str, Expr] = {}
         ptrs = dict(self.ptrs)
         for prm, node, value in zip(callee.params, arg_nodes, values):
@@ -2035,11 +2034,18 @@ class _Walker:
                     ptrs[prm.name] = _Ptr(ptr.base, ptr.offset, self.resolve(prm.type), size, ptr.space, ptr.dims)
             else:
                 env[prm.name] = value
-        self.env, self.ptrs, self.types = env, ptrs, dict(self.types)
-        self.function_stack.append(callee.name)
+        return self._walk_inlined(callee.name, callee.body, callee.line, env, ptrs, dict(self.types))
+
+    def _walk_inlined(self, name: str, body, line: int, env: dict, ptrs: dict, types: dict) -> Expr:
+        """Walks a called body (a device function's, a lambda's) with its own bindings, then the
+        caller's again; the value it returns (one `return`'s, else an opaque symbol of them all)."""
+        saved = (self.env, self.ptrs, self.types)
+        self.env, self.ptrs, self.types = env, ptrs, types
+        self.function_stack.append(name)
         self.returns.append([])
         try:
-            self.block(callee.body)
+            if body is not None:
+                self.block(body)
             rets = self.returns[-1]
         finally:
             self.returns.pop()
@@ -2048,7 +2054,7 @@ class _Walker:
         if len(rets) == 1:
             return rets[0]
         deps = _symbols_of(rets)
-        return self.fresh(callee.name, callee.line, deps) if deps else S.UNKNOWN
+        return self.fresh(name, line, deps) if deps else S.UNKNOWN
 
     def _inline_lambda(self, name: str, lam, arg_nodes, values) -> Expr:
         """A call of a lambda the kernel defined (`auto load = [&](int stage, int k0) {...}; load(0, 0);`):
@@ -2071,7 +2077,6 @@ class _Walker:
                 depth += _KINDS[d.kind_id] == "pointer_declarator"
                 d = d.child_by_field_id(F_DECLARATOR)
             params.append((self.text(d), self.text(tnode) if tnode is not None else "int", depth) if d is not None else None)
-        saved = (self.env, self.ptrs, self.types)
         env, ptrs, types = dict(self.env), dict(self.ptrs), dict(self.types)
         for prm, node, value in zip(params, arg_nodes, values):
             if prm is None:
@@ -2087,22 +2092,7 @@ class _Walker:
                 env[pname] = value
                 ptrs.pop(pname, None)
             types[pname] = self.resolve(ptype) + "*" * depth
-        self.env, self.ptrs, self.types = env, ptrs, types
-        self.function_stack.append(name)
-        self.returns.append([])
-        try:
-            body = lam.child_by_field_id(F_BODY)
-            if body is not None:
-                self.block(body)
-            rets = self.returns[-1]
-        finally:
-            self.returns.pop()
-            self.function_stack.pop()
-            self.env, self.ptrs, self.types = saved
-        if len(rets) == 1:
-            return rets[0]
-        deps = _symbols_of(rets)
-        return self.fresh(name, lam.start_point[0] + 1, deps) if deps else S.UNKNOWN
+        return self._walk_inlined(name, lam.child_by_field_id(F_BODY), lam.start_point[0] + 1, env, ptrs, types)
 
     def barrier(self, name: str, line: int, col: int) -> None:
         conds = []

@@ -84,6 +84,7 @@ cdef class _Walker:
     cpdef _asm(self, node)
     cpdef _inline_lambda(self, name, lam, arg_nodes, values)
     cpdef _walk_inlined(self, name, body, line, env, ptrs, types)
+    cpdef _bind(self, params, arg_nodes, values, dict env, dict ptrs, dict types)
     cpdef _wmma(self, node, args, bint store)
     cpdef inline_call(self, callee, arg_nodes, values)
     cpdef barrier(self, name, line, col)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from . import symbolic as S
 from ._records import fast_init
-from .parse import DOUBLE_TYPES, FIELD, FLOAT_TYPES, Function, Program, code_children, count, type_size
+from .parse import DOUBLE_TYPES, FIELD, FLOAT_TYPES, Function, Program, code_children, count, params_of, type_size
 from .symbolic import Expr
 from .vectorize import merge_shared, unroll_factor
 
@@ -325,6 +325,11 @@ class _Ptr:
     dims: tuple[int | None, ...] = ()   # remaining array dimensions (multi-dimensional arrays)
 
 
+def _wide(p: _Ptr, width: int) -> _Ptr:
+    """`p` accessed `width` bytes at a time (a copy's or an instruction's width, not its element's)."""
+    return p if width == p.elem_size else _Ptr(p.base, p.offset, p.elem_type, width, p.space, p.dims)
+
+
 def _row_bytes(dims: tuple, elem_size: int) -> Expr:
     """Bytes from one index of an array's first dimension to the next: the product of the other
     dimensions (ints, or expressions of a template's sizes) and the element size; unknown where
@@ -407,6 +412,11 @@ def _linear(index: str, dims: str) -> Expr:
     dx, dy = ("s", dims + ".x"), ("s", dims + ".y")
     return S.binop("+", S.binop("+", ("s", index + ".x"), S.binop("*", ("s", index + ".y"), dx)),
                    S.binop("*", ("s", index + ".z"), S.binop("*", dx, dy)))
+
+
+def _lane() -> Expr:
+    """A thread's lane in its warp: its linear rank in the block, mod 32."""
+    return S.binop("&", _linear("threadIdx", "blockDim"), ("c", 31))
 
 
 def _group_value(group: tuple, method: str) -> Expr | None:
@@ -1837,13 +1847,9 @@ class _Walker:
         width = size[1] if size[0] == "c" and size[1] in (4, 8, 16) else None
         src, dst = self.pointer(args[1]), self.pointer(args[0])
         if src is not None:
-            if width and width != src.elem_size:
-                src = _Ptr(src.base, src.offset, src.elem_type, width, src.space, src.dims)
-            self.record(src, "load", node, ("c", 0))
-        if dst is not None:
-            if width and width != dst.elem_size:
-                dst = _Ptr(dst.base, dst.offset, dst.elem_type, width, dst.space, dst.dims)
-            self.record(dst, "store", node, ("c", 0), False)     # a write for the race check; see _asm
+            self.record(_wide(src, width or src.elem_size), "load", node, ("c", 0))
+        if dst is not None:      # a write for the race check; see _asm
+            self.record(_wide(dst, width or dst.elem_size), "store", node, ("c", 0), False)
 
     def _shared_address(self, node) -> _Ptr | None:
         """The shared memory an integer address denotes (`__cvta_generic_to_shared(&s[i])`, through
@@ -1886,14 +1892,13 @@ class _Walker:
         wide as the copy). Shared addresses are `__cvta_generic_to_shared` of a shared pointer."""
         code_node = node.child_by_field_id(FIELD.assembly_code)
         code = self.text(code_node) if code_node is not None else ""
-        operands = []
-        for field_id in (FIELD.output_operands, FIELD.input_operands):
+        outputs, inputs = [], []
+        for field_id, out in ((FIELD.output_operands, outputs), (FIELD.input_operands, inputs)):
             lst = node.child_by_field_id(field_id)
             if lst is not None:
                 for op in lst.children_by_field_id(FIELD.operand):
-                    operands.append(op.child_by_field_id(F_VALUE))
-        outputs = node.child_by_field_id(FIELD.output_operands)
-        n_out = len(outputs.children_by_field_id(FIELD.operand)) if outputs is not None else 0
+                    out.append(op.child_by_field_id(F_VALUE))
+        operands, n_out = outputs + inputs, len(outputs)
         line = node.start_point[0] + 1
         for i, op in enumerate(operands):
             if op is None:
@@ -1902,8 +1907,7 @@ class _Walker:
                 self.expr(op)
             elif _KINDS[op.kind_id] == "identifier":    # written by the asm: `mov.u32 %0, %laneid;` is the lane
                 if re.search(rf"mov\.[ub]32\s+%{i}\s*,\s*%%?laneid", code):
-                    tid = S.binop("+", ("s", "threadIdx.x"), S.binop("*", ("s", "blockDim.x"), ("s", "threadIdx.y")))
-                    self.define(self.text(op), S.binop("&", tid, ("c", 31)), line)
+                    self.define(self.text(op), _lane(), line)
                 else:
                     self.g.add_edge("threadIdx.x", "%thread")
                     self.define(self.text(op), self.fresh("asm", line, {"%thread"}), line)
@@ -1926,8 +1930,7 @@ class _Walker:
                 continue
             lanes = {"1": 8, "2": 16, "4": 32}[m.group(2)]
             if lanes < 32:     # the other lanes' addresses are not read
-                tid = S.binop("+", ("s", "threadIdx.x"), S.binop("*", ("s", "blockDim.x"), ("s", "threadIdx.y")))
-                self.guards.append(S.binop("<", S.binop("&", tid, ("c", 31)), ("c", lanes)))
+                self.guards.append(S.binop("<", _lane(), ("c", lanes)))
             self.record(p, "load" if m.group(1) == "ldmatrix" else "store", node, ("c", 0))
             if lanes < 32:
                 self.guards.pop()
@@ -1988,9 +1991,7 @@ class _Walker:
             return
         use, etype = frag
         b = S.binop
-        tid = b("+", ("s", "threadIdx.x"), b("*", ("s", "blockDim.x"),
-                                            b("+", ("s", "threadIdx.y"), b("*", ("s", "blockDim.y"), ("s", "threadIdx.z")))))
-        lane = b("&", tid, ("c", 31))
+        lane = _lane()
         row, pair = b(">>", lane, ("c", 2)), b("*", b("&", lane, ("c", 3)), ("c", 2))
         pieces: list[tuple[Expr, int]] = []      # (byte offset of each lane, bytes a lane) per instruction
         if use in ("matrix_a", "matrix_b") and not store and etype in _WMMA_HALVES:
@@ -2025,16 +2026,27 @@ class _Walker:
 
     def inline_call(self, callee: Function, arg_nodes, values) -> Expr:
         env: dict[str, Expr] = {}
-        ptrs = dict(self.ptrs)
-        for prm, node, value in zip(callee.params, arg_nodes, values):
+        ptrs, types = dict(self.ptrs), dict(self.types)
+        self._bind(callee.params, arg_nodes, values, env, ptrs, types)
+        return self._walk_inlined(callee.name, callee.body, callee.line, env, ptrs, types)
+
+    def _bind(self, params, arg_nodes, values, env: dict, ptrs: dict, types: dict) -> None:
+        """A called body's parameters bound to the call's arguments: a pointer to the memory its
+        argument points to (as the parameter's type), a scalar to its argument's value; each
+        hides what the caller had of that name."""
+        for prm, node, value in zip(params, arg_nodes, values):
             if prm.pointer:
+                env.pop(prm.name, None)
                 ptr = self.pointer(node)
                 if ptr is not None:
                     size = self.size_of(prm.type) or ptr.elem_size
                     ptrs[prm.name] = _Ptr(ptr.base, ptr.offset, self.resolve(prm.type), size, ptr.space, ptr.dims)
+                else:
+                    ptrs.pop(prm.name, None)
             else:
                 env[prm.name] = value
-        return self._walk_inlined(callee.name, callee.body, callee.line, env, ptrs, dict(self.types))
+                ptrs.pop(prm.name, None)
+            types[prm.name] = self.resolve(prm.type) + "*" * prm.pointer
 
     def _walk_inlined(self, name: str, body, line: int, env: dict, ptrs: dict, types: dict) -> Expr:
         """Walks a called body (a device function's, a lambda's) with its own bindings, then the
@@ -2067,31 +2079,8 @@ class _Walker:
             for c in decl.named_children:
                 if _KINDS[c.kind_id] == "parameter_list":
                     plist = c
-        params = []
-        for pd in plist.named_children if plist is not None else ():
-            if _KINDS[pd.kind_id] != "parameter_declaration":
-                continue
-            tnode, d = pd.child_by_field_id(F_TYPE), pd.child_by_field_id(F_DECLARATOR)
-            depth = 0
-            while d is not None and _KINDS[d.kind_id] in ("pointer_declarator", "reference_declarator"):
-                depth += _KINDS[d.kind_id] == "pointer_declarator"
-                d = d.child_by_field_id(F_DECLARATOR)
-            params.append((self.text(d), self.text(tnode) if tnode is not None else "int", depth) if d is not None else None)
         env, ptrs, types = dict(self.env), dict(self.ptrs), dict(self.types)
-        for prm, node, value in zip(params, arg_nodes, values):
-            if prm is None:
-                continue
-            pname, ptype, depth = prm
-            if depth:
-                ptr = self.pointer(node)
-                env.pop(pname, None)
-                if ptr is not None:
-                    size = self.size_of(ptype) or ptr.elem_size
-                    ptrs[pname] = _Ptr(ptr.base, ptr.offset, self.resolve(ptype), size, ptr.space, ptr.dims)
-            else:
-                env[pname] = value
-                ptrs.pop(pname, None)
-            types[pname] = self.resolve(ptype) + "*" * depth
+        self._bind(params_of(plist, self.text), arg_nodes, values, env, ptrs, types)
         return self._walk_inlined(name, lam.child_by_field_id(F_BODY), lam.start_point[0] + 1, env, ptrs, types)
 
     def barrier(self, name: str, line: int, col: int) -> None:

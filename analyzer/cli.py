@@ -132,6 +132,7 @@ class FileJob:
     default_launch: LaunchSpec | None
     max_bytes: int
     named: bool = True               # given by name, not found in a directory (a .py with no CUDA: say so)
+    configured: dict | None = None   # the config's [launch.NAME] tables as launch specs (config_launches)
 
 
 @dataclasses.dataclass
@@ -185,7 +186,7 @@ def _lint_file(job: FileJob) -> FileOutcome:
                                 f"RawModule, ElementwiseKernel, ReductionKernel)")
         for emb in embedded:
             sub = lint_source(emb.source, display, settings=job.settings, rules=per_file,
-                              default_launch=job.default_launch, configured=_configured(job.cfg))
+                              default_launch=job.default_launch, configured=job.configured)
             for f in sub.findings:
                 line, col = emb.to_python(f.line, f.col)
                 merged.findings.append(dataclasses.replace(f, line=line, col=col, message=emb.text_to_python(f.message)))
@@ -196,12 +197,12 @@ def _lint_file(job: FileJob) -> FileOutcome:
             merged.suppressed += sub.suppressed
         return FileOutcome(merged, notes=list(merged.notes))
     res = lint_source(text, display, settings=job.settings, rules=per_file, default_launch=job.default_launch,
-                      configured=_configured(job.cfg))
+                      configured=job.configured)
     res.contexts = []
     return FileOutcome(res, notes=list(res.notes))
 
 
-def _configured(cfg: Config):
+def config_launches(cfg: Config):
     """The config file's [launch.NAME] tables as launch specs."""
     if not cfg.launches:
         return None
@@ -282,8 +283,9 @@ def lint_command(ns: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     files, errors = collect(ns.paths, cfg, ns.python)
     given = {Path(p) for p in ns.paths}
-    jobs = [FileJob(path, tuple(chosen), cfg, settings, spec if use_spec else None, ns.max_file_size, path in given)
-            for path in files]
+    configured = config_launches(cfg)
+    jobs = [FileJob(path, tuple(chosen), cfg, settings, spec if use_spec else None, ns.max_file_size, path in given,
+                    configured) for path in files]
     results: list[FileResult] = []
     notes: list[str] = []
     for outcome in _run(jobs, workers):

@@ -151,7 +151,7 @@ def _block_stride(body: str, known: Mapping[str, int | float]) -> tuple[str, int
         if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 1024:
             return None     # blockDim.x, a runtime size, or a value no block has: nothing to infer
         found.add((step, v))
-    return found.pop() if len({v for _, v in found}) == 1 and len(found) == 1 else None
+    return found.pop() if len(found) == 1 else None
 
 
 def _block_scale_params(body: str, names: list[str], block: tuple[int, int, int]) -> dict[str, tuple[int, str]]:
@@ -267,19 +267,14 @@ def _site_arguments(kernel: Function, site, args: dict) -> int:
     return taken
 
 
-def _included(source: str | bytes, path: str) -> Program | None:
+def _included(source: bytes, path: str) -> Program | None:
     """The definitions of the local headers a file on disk includes (analyzer/includes.py); an
     in-memory source (a reward's candidate: path not a file) reads nothing from the disk."""
-    raw = source if isinstance(source, bytes) else None
-    if raw is None:
-        if "include" not in source:
-            return None
-        raw = source.encode("utf-8", "surrogatepass")
-    elif b"include" not in raw:
+    if b"include" not in source:
         return None
     from .includes import known
 
-    return known(raw, path)
+    return known(source, path)
 
 
 def _launch_notes(program: Program) -> tuple[dict, list]:
@@ -342,7 +337,7 @@ def _note_values_problem(kernel: Function, note) -> str | None:
     return None
 
 
-def _configured(configured: Mapping[str, LaunchSpec] | None, program: Program, noted: dict) -> dict:
+def _configured(configured: Mapping[str, LaunchSpec] | None, noted: dict) -> dict:
     """Per kernel name: the launch below the caller's (the annotation over the config file's) and
     the template arguments of the name expression that gave it, the annotation's first."""
     out = dict(noted)
@@ -473,6 +468,8 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
                  annotations=True) -> FileResult:
     settings = settings or LintSettings()
     rules = all_rules() if rules is None else rules
+    if isinstance(source, str):   # once, for the headers' scan and the parse (parse's own encoding)
+        source = source.encode("utf-8", "surrogatepass")
     program = parse(source, path, _included(source, path))
     result = FileResult(path)
     arch = models.arch(settings.arch)
@@ -484,7 +481,7 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
             base, targs = split_name_expression(k)
             wanted[base] = (k, targs)
     noted, note_problems = _launch_notes(program) if annotations else ({}, [])
-    lower = _configured(configured, program, noted)
+    lower = _configured(configured, noted)
     res_cache: dict = {}
     contexts: list[KernelContext] = []
     for kernel in program.kernels:

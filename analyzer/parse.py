@@ -827,6 +827,32 @@ def type_size(name: str, structs: dict[str, int] | None = None) -> int | None:
 
 # ------------------------------------------------------------------ building the model
 
+def params_of(plist, text) -> tuple[Param, ...]:
+    """The parameters of a parameter_list node (a function's, a lambda's); `text(node)` is its source."""
+    out = []
+    if plist is None:
+        return ()
+    for p in plist.named_children:
+        if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
+            continue
+        tnode = p.child_by_field_id(FIELD.type)
+        base = text(tnode) if tnode is not None else "?"
+        quals = {text(c) for c in p.children if c.type == "type_qualifier"}
+        decl = p.child_by_field_id(FIELD.declarator)
+        depth = 0
+        restrict = False
+        while decl is not None and decl.type in ("pointer_declarator", "reference_declarator", "array_declarator",
+                                                  "abstract_pointer_declarator"):
+            if decl.type != "reference_declarator":
+                depth += 1
+            restrict = restrict or any(text(c) in ("__restrict__", "restrict") for c in decl.children
+                                       if c.type == "type_qualifier")
+            decl = decl.child_by_field_id(FIELD.declarator)
+        name = text(decl) if decl is not None else f"arg{len(out)}"
+        out.append(Param(name, base, depth, "const" in quals, restrict))
+    return tuple(out)
+
+
 def parse(source: bytes | str, path: str = "<string>", known: "Program | None" = None) -> Program:
     """Parse CUDA source into a Program. Never raises on bad code; see Program.errors.
 
@@ -1163,28 +1189,7 @@ class _Builder:
         return kind
 
     def _params(self, plist) -> tuple[Param, ...]:
-        out = []
-        if plist is None:
-            return ()
-        for p in plist.named_children:
-            if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
-                continue
-            tnode = p.child_by_field_id(FIELD.type)
-            base = self.text(tnode) if tnode is not None else "?"
-            quals = {self.text(c) for c in p.children if c.type == "type_qualifier"}
-            decl = p.child_by_field_id(FIELD.declarator)
-            depth = 0
-            restrict = False
-            while decl is not None and decl.type in ("pointer_declarator", "reference_declarator", "array_declarator",
-                                                      "abstract_pointer_declarator"):
-                if decl.type != "reference_declarator":
-                    depth += 1
-                restrict = restrict or any(self.text(c) in ("__restrict__", "restrict") for c in decl.children
-                                           if c.type == "type_qualifier")
-                decl = decl.child_by_field_id(FIELD.declarator)
-            name = self.text(decl) if decl is not None else f"arg{len(out)}"
-            out.append(Param(name, base, depth, "const" in quals, restrict))
-        return tuple(out)
+        return params_of(plist, self.text)
 
     def _local_arrays(self, body):
         """`__shared__` declarations in a body, found from the keyword's byte offsets

@@ -218,8 +218,9 @@ def written_code(program: Program) -> str:
     return program.original.decode("utf-8", "replace")
 
 
-def device_code(program: Program) -> str:
-    """The file as written with host-only functions removed, for NVRTC (which has no host headers)."""
+def device_code(program: Program, local: list | None = None) -> str:
+    """The file as written with host-only functions removed, for NVRTC (which has no host headers).
+    local: the local headers it includes (`_local_headers`), where the caller has them already."""
     src = program.original
     cut = []
     for f in program.functions:
@@ -236,7 +237,8 @@ def device_code(program: Program) -> str:
                 out[i] = 32
     text = out.decode("utf-8", "replace")
     # host headers NVRTC cannot see; the file's own local headers (beside it on disk) stay
-    local = {os.path.relpath(h, _local_dir(program)).replace(os.sep, "/") for h in _local_headers(program)}
+    local = {os.path.relpath(h, _local_dir(program)).replace(os.sep, "/")
+             for h in (_local_headers(program) if local is None else local)}
     return re.sub(r"^[ \t]*#[ \t]*include[ \t]*([<\"])(?!cuda_fp16|cuda_bf16|cooperative_groups|mma|cuda/)([^>\"]*)[>\"]",
                   lambda m: m.group(0) if m.group(1) == '"' and m.group(2) in local else "", text, flags=re.M)
 
@@ -275,7 +277,8 @@ def ptxas_resources(program: Program, arch: str, backend: str = "auto",
     order = ["nvrtc", "nvcc"] if backend == "auto" else [backend]
     for b in order:
         try:
-            result = (compile_nvrtc(device_code(program), arch, tuple(name_expressions), include_dirs=dirs) if b == "nvrtc"
+            result = (compile_nvrtc(device_code(program, local), arch, tuple(name_expressions), include_dirs=dirs)
+                      if b == "nvrtc"
                       else compile_nvcc(text, arch, include_dirs=dirs))
             break
         except CompilerUnavailable as exc:

@@ -258,6 +258,18 @@ class Barrier:
 
 @fast_init
 @dataclass(frozen=True)
+class MatrixOp:
+    """A warp's tensor-core product `mma_sync(d, a, b, c)`: `macs` multiply-adds (m * n * k of
+    its fragments' shape), run where its loops and guards let it (counted as a barrier's warps)."""
+    line: int
+    col: int
+    macs: int
+    loops: tuple[Loop, ...]
+    guards: tuple[Expr, ...]
+
+
+@fast_init
+@dataclass(frozen=True)
 class FloatLiteral:
     text: str
     line: int
@@ -281,6 +293,7 @@ class KernelAccesses:
     accesses: list[Access] = field(default_factory=list)
     branches: list[Branch] = field(default_factory=list)
     barriers: list[Barrier] = field(default_factory=list)
+    mmas: list[MatrixOp] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     float_literals: list[FloatLiteral] = field(default_factory=list)
     double_calls: list[tuple[str, int, int]] = field(default_factory=list)
@@ -1395,7 +1408,7 @@ class _Walker:
     def expr_quiet(self, node) -> Expr:
         """Value of an expression without recording the accesses in it (they are recorded elsewhere)."""
         saved = (len(self.out.accesses), len(self.out.events), len(self.out.float_literals), len(self.out.branches),
-                 len(self.out.double_calls), self.out.flops_per_thread)
+                 len(self.out.double_calls), self.out.flops_per_thread, len(self.out.mmas))
         # its loads are not recorded, so none may stand for a later one: a map of its own (the
         # expression is walked for real where it stands, with that walk's reuse)
         loaded, self.loaded = self.loaded, {}
@@ -1409,6 +1422,7 @@ class _Walker:
             del self.out.branches[saved[3]:]
             del self.out.double_calls[saved[4]:]
             self.out.flops_per_thread = saved[5]
+            del self.out.mmas[saved[6]:]
 
     def expr(self, node) -> Expr:
         if node is None:
@@ -1804,6 +1818,9 @@ class _Walker:
             if 3 <= len(args) <= 4:
                 self._wmma(node, args, name.endswith("store_matrix_sync"))
                 return S.UNKNOWN
+        if name.endswith("mma_sync") and len(args) == 4:
+            self._mma(node, args)
+            return S.UNKNOWN
         if name in _ASYNC_COPIES and 3 <= len(args) <= 4 and self._group(args[0]) is None:
             self._async_copy(node, args)
             return S.UNKNOWN
@@ -1954,14 +1971,43 @@ class _Walker:
             return None
         return _Ptr(p.base, S.binop("+", p.offset, extra), p.elem_type, width, p.space)
 
-    def _fragment(self, node) -> tuple[str, str] | None:
-        """(use, element type) of a 16x16x16 wmma fragment variable (`a`, `frag[i]`), or None."""
+    def _mma(self, node, args) -> None:
+        """`mma_sync(d, a, b, c)` on wmma fragments: a MatrixOp of the accumulator's shape (any
+        shape: 16x16x16, 32x8x16, 8x32x16 and tf32's 16x16x8 are all one warp's product)."""
+        for a in args:
+            self.expr(a)
+        shape = self._fragment_shape(args[0])
+        if shape is None:
+            return
+        line, col = node.start_point[0] + 1, node.start_point[1] + 1
+        self.out.mmas.append(MatrixOp(line, col, shape[0] * shape[1] * shape[2],
+                                      self._tuple(self.loops), self._tuple(self.guards)))
+
+    def _fragment_shape(self, node) -> tuple[int, int, int] | None:
+        """(m, n, k) of a wmma fragment variable's type, where all three are known constants."""
+        m = self._fragment_type(node)
+        if m is None:
+            return None
+        dims = []
+        for t in m.group(2, 3, 4):
+            d = int(t) if t.isdigit() else self.consts.get(t)
+            if not isinstance(d, int) or not 0 < d <= 64:
+                return None
+            dims.append(d)
+        return dims[0], dims[1], dims[2]
+
+    def _fragment_type(self, node):
+        """The `fragment<...>` match of a fragment variable (`a`, `frag[i]`) 's declared type, or None."""
         while node is not None and _KINDS[node.kind_id] in ("subscript_expression", "parenthesized_expression"):
             node = node.child_by_field_id(F_ARGUMENT) if _KINDS[node.kind_id] == "subscript_expression" \
                 else (code_children(node) or [None])[-1]
         if node is None or _KINDS[node.kind_id] != "identifier":
             return None
-        m = _WMMA_FRAGMENT.search(self.types.get(self.text(node), ""))
+        return _WMMA_FRAGMENT.search(self.types.get(self.text(node), ""))
+
+    def _fragment(self, node) -> tuple[str, str] | None:
+        """(use, element type) of a 16x16x16 wmma fragment variable (`a`, `frag[i]`), or None."""
+        m = self._fragment_type(node)
         if m is None:
             return None
         dims = [int(t) if t.isdigit() else self.consts.get(t) for t in m.group(2, 3, 4)]

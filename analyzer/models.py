@@ -78,20 +78,25 @@ class Arch:
     shared_wavefronts_per_sm_clk: float = 1.0
     atomic_ops_per_s: float = 0.0             # uncontended global atomics (lanes); 0: sm_90's per SM-clock rate
     launch_s: float = 6.4e-6                  # an empty kernel, event-timed
+    tensor_flops_per_s: float = 0.0           # half products, float accumulation (wmma); 0: none
 
+
+# the H200's dense FP16 tensor rate with FP32 accumulation, from its datasheet (989 TFLOP/s)
+TENSOR_SM90 = 989e12
 
 ARCHS: dict[str, Arch] = {
     # Datasheet figures; sm_90 bandwidth is the device-to-device copy measured on our H200.
+    # (tensor: the datasheets' dense FP16 rate with FP32 accumulation)
     "sm_80": Arch("sm_80", 64, 32, 65536, 255, 167936, 166912, 108, 2.0e12, 19.5e12, 40 << 20, gpu="A100-80GB",
-                  clock_hz=1.41e9),
+                  clock_hz=1.41e9, tensor_flops_per_s=312e12),
     "sm_86": Arch("sm_86", 48, 16, 65536, 255, 102400, 101376, 84, 0.936e12, 35.6e12, 6 << 20, gpu="RTX 3090",
-                  clock_hz=1.695e9),
+                  clock_hz=1.695e9, tensor_flops_per_s=71e12),
     "sm_89": Arch("sm_89", 48, 24, 65536, 255, 102400, 101376, 128, 1.008e12, 82.6e12, 72 << 20, gpu="RTX 4090",
-                  clock_hz=2.52e9),
+                  clock_hz=2.52e9, tensor_flops_per_s=165e12),
     # bench/results/gpu_pipes.json (2026-12-03): L2 7.64e12 B/s, 0.75 L1-hit requests and 0.91-0.99
     # shared wavefronts per SM-clock, 4.9e11 uncontended atomics/s, 6.4 us for an empty launch
     "sm_90": Arch("sm_90", 64, 32, 65536, 255, 233472, 232448, 132, 4.3e12, 67e12, 60 << 20, gpu="H200 SXM",
-                  l2_bytes_per_s=7.64e12, atomic_ops_per_s=4.93e11),
+                  l2_bytes_per_s=7.64e12, atomic_ops_per_s=4.93e11, tensor_flops_per_s=TENSOR_SM90),
 }
 # the archs without a measured atomic rate take the H200's per SM-clock one
 _ATOMIC_OPS_PER_SM_CLK = ARCHS["sm_90"].atomic_ops_per_s / (ARCHS["sm_90"].sm_count * ARCHS["sm_90"].clock_hz)
@@ -149,30 +154,33 @@ def roofline_seconds(a: Arch, bytes_moved: float, flops: float) -> float:
     return max(bytes_moved / a.dram_bytes_per_s, flops / a.fp32_flops_per_s)
 
 
-PIPES = ("dram", "fp32", "l2", "requests", "shared", "atomics")
+PIPES = ("dram", "fp32", "l2", "requests", "shared", "atomics", "tensor")
 
 
 def pipe_times(a: Arch, *, task_bytes: float, flops: float, traffic_bytes: float, global_requests: float,
-               shared_wavefronts: float, atomic_ops: float) -> dict[str, float]:
+               shared_wavefronts: float, atomic_ops: float, tensor_flops: float = 0.0) -> dict[str, float]:
     """Seconds each pipe needs for one launch's work at its measured rate (keys: PIPES): the task's
     bytes through DRAM and its flops through FP32 (the roofline's two), the sectors the accesses
     touch through L2, the warp requests through the SMs' load/store pipe, the shared-memory
-    wavefronts (bank conflicts included) and the global atomics' lanes."""
+    wavefronts (bank conflicts included), the global atomics' lanes, and the tensor cores'
+    products (`flops` are then the rest; an arch without tensor rate runs them at FP32's)."""
     sm_clk = a.sm_count * a.clock_hz
     l2 = a.l2_bytes_per_s or 1.7 * a.dram_bytes_per_s
     atomic = a.atomic_ops_per_s or _ATOMIC_OPS_PER_SM_CLK * sm_clk
     return {"dram": task_bytes / a.dram_bytes_per_s, "fp32": flops / a.fp32_flops_per_s,
             "l2": traffic_bytes / l2, "requests": global_requests / (a.global_requests_per_sm_clk * sm_clk),
-            "shared": shared_wavefronts / (a.shared_wavefronts_per_sm_clk * sm_clk), "atomics": atomic_ops / atomic}
+            "shared": shared_wavefronts / (a.shared_wavefronts_per_sm_clk * sm_clk), "atomics": atomic_ops / atomic,
+            "tensor": tensor_flops / (a.tensor_flops_per_s or a.fp32_flops_per_s)}
 
 
 def time_estimate(a: Arch, *, task_bytes: float, flops: float, traffic_bytes: float, global_requests: float,
-                  shared_wavefronts: float, atomic_ops: float) -> float:
+                  shared_wavefronts: float, atomic_ops: float, tensor_flops: float = 0.0) -> float:
     """Seconds for one launch if it ran at the speed of its slowest pipe (`pipe_times`), plus the
     launch itself: a bound-and-bottleneck estimate over the whole grid. Latency, contention and
     overlap are left to the learned model, which predicts the runtime relative to this estimate."""
     pipes = pipe_times(a, task_bytes=task_bytes, flops=flops, traffic_bytes=traffic_bytes,
-                       global_requests=global_requests, shared_wavefronts=shared_wavefronts, atomic_ops=atomic_ops)
+                       global_requests=global_requests, shared_wavefronts=shared_wavefronts, atomic_ops=atomic_ops,
+                       tensor_flops=tensor_flops)
     return slowest_pipe_estimate(a, pipes)
 
 

@@ -10,8 +10,9 @@ WEIGHTS = {'base': 11.841,
  'vector_words': 0.383,
  'double_words': 0.0,
  'array_elements': 1.08,
- 'for_words': 0.667}
-FIT = {'date': '2026-12-05',
+ 'for_words': 0.667,
+ 'fragment_words': 0.0}
+FIT = {'date': '2026-12-06',
  'kernels': 1167,
  'families': 89,
  'held_out_families': {'kernels': 1167,

@@ -302,6 +302,11 @@ _DECL = re.compile(r"(?:int|unsigned|float|size_t|long|double|half|float2|float4
 _VECTOR = re.compile(r"(?:float4|int4|double2)\b")
 _DOUBLE = re.compile(r"double\b")
 _LOCAL_ARRAY = re.compile(r"(?:float|int|double|half)\s+\w+\s*\[\s*(\w+)\s*\](?:\s*\[\s*(\w+)\s*\])?")
+# a wmma fragment declaration: use, m, n, k, element type, then the name and its array sizes
+_FRAGMENT = re.compile(r"\bfragment\s*<\s*(?:[\w:]*::)?(matrix_a|matrix_b|accumulator)\s*,\s*(\w+)\s*,\s*(\w+)\s*,"
+                       r"\s*(\w+)\s*,\s*(?:[\w:]*::)?(\w+)[^;>]*>\s*\w+\s*((?:\[\s*\w+\s*\]\s*)*)")
+_FRAGMENT_BYTES = {"half": 2, "__half": 2, "__nv_bfloat16": 2, "nv_bfloat16": 2, "precision": 4, "tf32": 4,
+                   "float": 4, "int": 4, "double": 8, "signed": 1, "unsigned": 1, "char": 1}
 
 
 def _word_matches(pattern: re.Pattern, text: str):
@@ -340,13 +345,34 @@ def register_words(text: str) -> tuple[int, int, int, list[re.Match]]:
     return decl, vector, double, arrays
 
 
-REGISTER_FEATURES = ("pointers", "scalars", "declarations", "vector_words", "double_words", "array_elements", "for_words")
+REGISTER_FEATURES = ("pointers", "scalars", "declarations", "vector_words", "double_words", "array_elements", "for_words",
+                     "fragment_words")
+
+
+def fragment_words(text: str, known: dict) -> int:
+    """32-bit words a lane holds of the wmma fragments a kernel declares: a use's tile (m x k,
+    k x n or m x n elements) spread over the warp's 32 lanes, times the declaration's array sizes
+    (a fragment's words live in registers). Sizes that are no known constant count 1."""
+    words = 0
+    for m in _FRAGMENT.finditer(text):
+        dims = [known.get(g, int(g) if g.isdigit() else None) for g in m.group(2, 3, 4)]
+        if not all(isinstance(d, int) and d > 0 for d in dims):
+            continue
+        rows, cols, depth = dims
+        tile = {"matrix_a": rows * depth, "matrix_b": depth * cols}.get(m.group(1), rows * cols)
+        count = 1
+        for size in re.findall(r"\[\s*(\w+)\s*\]", m.group(6)):
+            n = known.get(size, int(size) if size.isdigit() else 1)
+            count *= max(1, min(int(n), 64)) if isinstance(n, (int, float)) else 1
+        words += count * -(-tile * _FRAGMENT_BYTES.get(m.group(5), 4) // 128)
+    return words
 
 
 def register_features(program: Program, kernel: Function, constants: dict | None = None) -> dict[str, int]:
     """What the static register estimate counts in a kernel: its pointer and scalar parameters,
     declarations, vector and double words, elements of local arrays of constant size (unrolled
-    into registers, 128 at most each) and `for` words (loops keep counters and bounds live).
+    into registers, 128 at most each), `for` words (loops keep counters and bounds live) and the
+    words of wmma fragments.
     `constants`: the names with values in the instance (the walker's: the file's constants and
     the template's arguments, which size `float buf[ITEMS]`); the file's constants by default."""
     known = program.constants if constants is None else constants
@@ -365,7 +391,8 @@ def register_features(program: Program, kernel: Function, constants: dict | None
     return {"pointers": sum(1 for p in kernel.params if p.pointer),
             "scalars": sum(1 for p in kernel.params if not p.pointer),
             "declarations": decl, "vector_words": vector, "double_words": double,
-            "array_elements": elements, "for_words": text.count("for")}
+            "array_elements": elements, "for_words": text.count("for"),
+            "fragment_words": fragment_words(text, known) if "fragment" in text else 0}
 
 
 def register_cap(kernel: Function) -> int:
@@ -397,5 +424,5 @@ def weighted_registers(counts: dict[str, int], cap: int = 255, weights: dict[str
     w = REGISTER_WEIGHTS if weights is None else weights
     regs = w["base"]
     for name, value in counts.items():
-        regs += w[name] * value
+        regs += w.get(name, 0.0) * value      # a count the weights were fitted without weighs nothing
     return max(8, min(cap, round(regs)))

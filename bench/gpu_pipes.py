@@ -2,7 +2,7 @@
 
 `analyzer.models.time_estimate` bounds a launch's time by the slowest pipe it must go through:
 DRAM, L2, the global-memory request pipe, the shared-memory wavefront pipe, global atomics,
-FP32, plus the fixed cost of an event-timed launch. This script measures each of those rates
+FP32, the tensor cores (wmma half products), plus the fixed cost of an event-timed launch. This script measures each of those rates
 with a microbenchmark kernel per pipe, timed as the corpus times kernels (CUDA events around
 each launch, median of many), and prints them per SM and clock so they can be set in
 `analyzer.models.ARCHS`. Writes bench/results/gpu_pipes.json (or --out).
@@ -84,6 +84,28 @@ extern "C" __global__ void fma_chain(int iters, float* out) {
 }
 """
 
+# tensor cores through wmma: 16x16x16 half products into float, 4 independent accumulators a warp
+# (a module of its own: mma.h needs the toolkit's headers, which the other pipes do not)
+TENSOR_SRC = r"""
+#include <cuda_fp16.h>
+#include <mma.h>
+using namespace nvcuda;
+extern "C" __global__ void hmma(int iters, float* out) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> c[4];
+    wmma::fill_fragment(a, __float2half(0.001f * threadIdx.x));
+    wmma::fill_fragment(b, __float2half(0.5f));
+    for (int j = 0; j < 4; ++j) wmma::fill_fragment(c[j], 0.0f);
+    for (int k = 0; k < iters; ++k)
+        for (int j = 0; j < 4; ++j) wmma::mma_sync(c[j], a, b, c[j]);
+    float acc = 0.f;
+    for (int j = 0; j < 4; ++j)
+        for (int i = 0; i < c[j].num_elements; ++i) acc += c[j].x[i];
+    if (acc == 1234.5f) out[0] = acc;
+}
+"""
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -155,6 +177,15 @@ def main(argv=None) -> int:
     iters_f = 4096
     t = timed(lambda: k((blocks,), (threads,), (cp.int32(iters_f), out)))
     rows["fp32_flops_per_s"] = blocks * threads * iters_f * 8 * 2 / t
+    # tensor cores (wmma half, float accumulate): 2 * 16^3 flops a warp an mma_sync
+    try:
+        k = cp.RawModule(code=TENSOR_SRC, options=("-std=c++17",)).get_function("hmma")
+    except Exception as exc:  # noqa: BLE001 - no tensor cores or headers: the other pipes still count
+        print(f"tensor pipe not measured: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    else:
+        iters_t = 2048
+        t = timed(lambda: k((blocks,), (threads,), (cp.int32(iters_t), out)))
+        rows["tensor_f16_flops_per_s"] = blocks * threads / 32 * iters_t * 4 * 2 * 16 ** 3 / t
 
     result = {"gpu": props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"]),
               "sms": sms, "clock_hz": clock_hz, "reps": args.reps, "python": platform.python_version(),

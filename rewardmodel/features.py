@@ -22,7 +22,7 @@ from analyzer import symbolic as S
 from analyzer.lint import FileResult, LaunchSpec, LintSettings, lint_source, split_name_expression
 from analyzer.resources import REGISTER_FEATURES, register_features
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # Features that only ptxas (or the measured row, which carries the same compiler's
 # numbers) gives. Training shows the model rows with and without them.
@@ -50,6 +50,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     # control and arithmetic
     "barriers", "barriers_in_loops", "branches", "divergent_branches", "loops", "max_loop_depth",
     "flops_per_thread", "log_flops_static", "uses_double", "float_literals",
+    # tensor cores: the flops of the kernel's wmma products (mma_sync) over its loops' iterations
+    "log_tensor_flops", "tensor_share",
     # resources and occupancy
     "regs_static", "occupancy_static", "limiter_warps", "limiter_blocks", "limiter_registers", "limiter_smem",
     # what the static register estimate weighs (analyzer.resources.register_features): its weights are
@@ -293,6 +295,13 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
             barrier_warps += ctx.warp_arrivals(b)
         except RecursionError:  # guards nested too deep to evaluate: that barrier is not counted
             pass
+    tensor_macs = 0.0   # multiply-adds of a block's warps' mma_syncs, over the loops' iterations
+    for m in ka.mmas[:16]:
+        try:
+            tensor_macs += ctx.warp_arrivals(m) * m.macs
+        except RecursionError:  # guards nested too deep to evaluate: that product is not counted
+            pass
+    tensor_flops = 2.0 * tensor_macs * blocks
     v["branches"] = len(ka.branches)
     div = 0
     for b in ka.branches[:32]:   # a cap: each check evaluates the condition over sampled iterations
@@ -335,13 +344,19 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
         unresolved.append("task bytes unknown: the roofline uses the analyzer's sector traffic (an upper bound)")
         task_bytes = traffic if traffic else None
     if task_flops is None:
-        task_flops = ka.flops_per_thread * threads * blocks
+        task_flops = ka.flops_per_thread * threads * blocks + tensor_flops
+        fp32_flops = task_flops - tensor_flops
+    else:   # the task's flops that the tensor cores do not do go through FP32 (a rounding's worth: none)
+        fp32_flops = task_flops - tensor_flops
+        fp32_flops = fp32_flops if fp32_flops > 1e-9 * task_flops else 0.0
+    v["log_tensor_flops"] = _log1(tensor_flops)
+    v["tensor_share"] = min(1.0, tensor_flops / task_flops) if task_flops else 0.0
     v["log_task_bytes"] = _log(task_bytes)
     v["log_task_flops"] = _log1(task_flops)
     v["log_intensity"] = _log(task_flops / task_bytes) if task_bytes and task_flops else math.nan
     roof = models.roofline_seconds(a, task_bytes or 0.0, task_flops or 0.0)
     pipes = models.pipe_times(
-        a, task_bytes=task_bytes or 0.0, flops=task_flops or 0.0,
+        a, task_bytes=task_bytes or 0.0, flops=fp32_flops, tensor_flops=tensor_flops,
         traffic_bytes=max(0.0, traffic_all - blocks * dg_traffic),
         global_requests=blocks * max(0.0, g_req + s_req + u_gl + u_gs - dg_requests),
         shared_wavefronts=blocks * max(0.0, units + u_sh - dg_wavefronts),

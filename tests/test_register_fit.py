@@ -46,7 +46,7 @@ def test_estimate_is_the_weighted_sum_of_the_features():
     k = p.function("tile")
     f = register_features(p, k)
     assert f == {"pointers": 2, "scalars": 1, "declarations": 4, "vector_words": 1, "double_words": 0,
-                 "array_elements": 16, "for_words": 2}
+                 "array_elements": 16, "for_words": 2, "fragment_words": 0}
     w = REGISTER_WEIGHTS
     want = w["base"] + sum(w[name] * v for name, v in f.items())
     assert estimate_registers(p, k).registers == max(8, min(255, round(want)))

@@ -81,8 +81,9 @@ class Arch:
     tensor_flops_per_s: float = 0.0           # half products, float accumulation (wmma); 0: none
 
 
-# the H200's dense FP16 tensor rate with FP32 accumulation, from its datasheet (989 TFLOP/s)
-TENSOR_SM90 = 989e12
+# wmma half products with float accumulation on our H200: bench/results/h200/gpu_pipes_tensor.json
+# (2026-12-06), 64% of the datasheet's dense 989 TFLOP/s (which wgmma, not wmma, approaches)
+TENSOR_SM90 = 6.28e14
 
 ARCHS: dict[str, Arch] = {
     # Datasheet figures; sm_90 bandwidth is the device-to-device copy measured on our H200.
@@ -150,8 +151,11 @@ def occupancy(a: Arch, threads_per_block: int, regs_per_thread: int, smem_per_bl
 
 # ------------------------------------------------------------------ roofline
 
-def roofline_seconds(a: Arch, bytes_moved: float, flops: float) -> float:
-    return max(bytes_moved / a.dram_bytes_per_s, flops / a.fp32_flops_per_s)
+def roofline_seconds(a: Arch, bytes_moved: float, flops: float, tensor_flops: float = 0.0) -> float:
+    """The roofline bound: the bytes through DRAM or the flops through FP32, and those a kernel
+    does on the tensor cores through them (`flops` is then the rest), whichever takes longer."""
+    return max(bytes_moved / a.dram_bytes_per_s,
+               flops / a.fp32_flops_per_s + tensor_flops / (a.tensor_flops_per_s or a.fp32_flops_per_s))
 
 
 PIPES = ("dram", "fp32", "l2", "requests", "shared", "atomics", "tensor")

@@ -179,7 +179,12 @@ def main(argv=None) -> int:
     rows["fp32_flops_per_s"] = blocks * threads * iters_f * 8 * 2 / t
     # tensor cores (wmma half, float accumulate): 2 * 16^3 flops a warp an mma_sync
     try:
-        k = cp.RawModule(code=TENSOR_SRC, options=("-std=c++17",)).get_function("hmma")
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from analyzer.profile.toolkit import cuda_include_dir
+
+        inc = cuda_include_dir()      # the toolkit's headers, as the profiler compiles (mma.h needs crt/)
+        opts = ("-std=c++17",) + ((f"--include-path={inc}",) if inc else ())
+        k = cp.RawModule(code=TENSOR_SRC, options=opts).get_function("hmma")
     except Exception as exc:  # noqa: BLE001 - no tensor cores or headers: the other pipes still count
         print(f"tensor pipe not measured: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
     else:

@@ -503,7 +503,7 @@ def write_markdown(result: dict, table: Table, noise: dict, path: Path = EVAL_MD
         *seed_line(result.get("seeds") or {}, cfg.seed),
         *why_missed(result["per_family"]),
         "",
-        "Per held-out family (surrogate; Spearman within the family; the roofline's pairwise accuracy is 0.5):",
+        "Per held-out family (surrogate; Spearman within the family; the roofline ranks no two variants of a task but those whose tensor-core share differs):",
         "",
         *per_family_md(result["per_family"], result["per_family_roofline"]),
         "",

@@ -354,7 +354,7 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     v["log_task_bytes"] = _log(task_bytes)
     v["log_task_flops"] = _log1(task_flops)
     v["log_intensity"] = _log(task_flops / task_bytes) if task_bytes and task_flops else math.nan
-    roof = models.roofline_seconds(a, task_bytes or 0.0, task_flops or 0.0)
+    roof = models.roofline_seconds(a, task_bytes or 0.0, fp32_flops, tensor_flops)
     pipes = models.pipe_times(
         a, task_bytes=task_bytes or 0.0, flops=fp32_flops, tensor_flops=tensor_flops,
         traffic_bytes=max(0.0, traffic_all - blocks * dg_traffic),

@@ -451,8 +451,12 @@ def run_on_gpu(s: Sample, inputs: dict, expected: dict, modules: dict, reps: int
 
     key = (s.source_hash, s.kernel)
     if key not in modules:
+        from analyzer.profile.toolkit import cuda_include_dir
+
         names = (s.kernel,) if "<" in s.kernel else ()
-        modules[key] = cp.RawModule(code=s.source, options=("--std=c++17",), name_expressions=names)
+        # the toolkit's own headers (mma.h's crt/ part is not in every pip-installed include folder)
+        inc = ("--include-path=" + cuda_include_dir(),) if "#include" in s.source and cuda_include_dir() else ()
+        modules[key] = cp.RawModule(code=s.source, options=("--std=c++17", *inc), name_expressions=names)
     fn = modules[key].get_function(s.kernel)
     args, outs, zeros = [], {}, []
     for a in s.args:

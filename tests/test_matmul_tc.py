@@ -8,6 +8,7 @@ half fragment is 4 words a lane for matrix_a/b and a float accumulator 8.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 
 import numpy as np
@@ -37,7 +38,7 @@ def _args(s) -> dict:
 def test_family_contract():
     variants = {s.variant for s in SAMPLES}
     assert matmul_tc.BASELINE in variants
-    assert len(variants) == 13 and len(SAMPLES) == 13 * len(matmul_tc.SIZES)
+    assert len(variants) == 32 and len(SAMPLES) == 32 * len(matmul_tc.SIZES)
     assert len({s.sample_id for s in SAMPLES}) == len(SAMPLES)
     by_task = defaultdict(list)
     for s in SAMPLES:
@@ -76,7 +77,10 @@ def test_every_source_compiles_with_nvrtc():
     for (src, kernel), s in seen.items():
         r = build.build(src, kernel, arch="sm_90")
         assert r.ok, (s.variant, r.log[-500:])
-        assert "spill stores" not in r.log or "0 bytes spill stores" in r.log, s.variant
+        # __launch_bounds__(threads) keeps ptxas within the registers a full block leaves a thread
+        # (the 512-thread tile spills a little under its 64-register cap: data for the spill features)
+        regs = re.search(r"Used (\d+) registers", r.log)
+        assert regs is None or int(regs.group(1)) <= min(255, 65536 // s.threads_per_block), s.variant
 
 
 # ---------------------------------------------------------------- the walker and the features
@@ -129,6 +133,8 @@ def test_tensor_pipe_time():
     assert t["tensor"] == pytest.approx(2e12 / a.tensor_flops_per_s)
     assert models.time_estimate(a, **zero, tensor_flops=a.tensor_flops_per_s) == pytest.approx(1.0 + a.launch_s)
     assert models.pipe_times(a, **zero)["tensor"] == 0.0
+    # the roofline: tensor flops at the tensor rate, the rest at FP32's
+    assert models.roofline_seconds(a, 0.0, a.fp32_flops_per_s, a.tensor_flops_per_s) == pytest.approx(2.0)
     assert all(models.ARCHS[n].tensor_flops_per_s > models.ARCHS[n].fp32_flops_per_s for n in models.ARCHS)
 
 

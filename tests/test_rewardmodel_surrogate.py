@@ -156,7 +156,9 @@ def test_eval_pipeline_writes_the_report(table, tmp_path):
     for split in ("family", "random"):
         s = result[split]
         assert set(s) == {"surrogate", "surrogate (no ptxas)", "roofline", "pipe estimate", "linear"}
-        assert s["roofline"].pairwise == pytest.approx(0.5)       # one time per task: every pair a tie
+        # one time per task, every pair a tie, but for matmul_tc's tensor-core kernels against its
+        # scalar baseline (their flops go through the tensor pipe): a few pairs, all ranked right
+        assert 0.5 < s["roofline"].pairwise < 0.51
         assert 0.0 <= s["surrogate"].coverage <= 1.0
     assert set(result["seeds"]) == {1, 2}                       # the seed check: config.seed + 1, + 2
     # depth and column sampling are chosen on the mean over seeds 0-2; the kept one's seeds are reported

@@ -102,6 +102,23 @@ def test_the_model_replays_the_h200s_counters_for_every_probed_tile():
         assert r["analyzer"] == r["measured"], r
 
 
+def test_l2_reads_of_the_16_byte_cp_async():
+    """The L1-bypassing copy's sectors read from L2 (measured on the H200): the source's sectors,
+    which the analyzer counts, wherever the 16-byte shared slots are contiguous; one sector a lane
+    where they are spread (a known gap: the analyzer gives the source's 16 there)."""
+    import json
+
+    measured = json.loads(PROBE.MEASURED.read_text())
+    rows = [r for r in PROBE.compare(measured) if r.get("l2")]
+    assert len(rows) == 7
+    spread = {"cpa_intr<1, 2>", "cpa_intr<1, 8>"}      # destination slots 32 and 128 bytes apart
+    for r in rows:
+        if r["variant"] in spread:
+            assert (r["measured"], r["analyzer"]) == (32.0, 16.0), r
+        else:
+            assert r["analyzer"] == r["measured"], r
+
+
 def test_findings_on_wmma_tiles_say_what_to_do():
     _, res = probe_accesses("lds_a_row<16>")
     (sm,) = [f for f in res.findings if f.code == "SM201"]

@@ -10,25 +10,26 @@ largest block tile (128), so the tensor-core kernels need no edge guards.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
-
 import numpy as np
 
 from ._render import F32_EPS, make_sample, render, uniform
-from .base import Buffer, Problem, Sample, Scalar, cdiv
+from .base import Buffer, Problem, Sample, Scalar
+# the fp32 family's variant record, grid of block tiles over C and size labels serve this one too
+from .matmul import _over_c, _size_label, _Variant
 
 NAME = "matmul_tc"
 BASELINE = "scalar_b16x16"
 DESCRIPTION = "half C = A*B with float accumulation: scalar, wmma from global, shared tiles (padded or not), cp.async"
 
-SIZES = ((1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (768, 3072, 1024))
+SIZES = ((1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (768, 3072, 1024), (2048, 2048, 512),
+         (1024, 4096, 4096))
 # (fragments a warp in y and x, warps a block in y and x)
-GLOBAL = ((1, 1, 2, 2), (2, 2, 2, 2))
+GLOBAL = ((1, 1, 2, 2), (2, 2, 2, 2), (1, 2, 4, 2), (4, 2, 2, 2), (2, 1, 1, 1))
 # (BM, BN, BK, warps in y, warps in x): a warp's tile is (BM / wy) x (BN / wx)
-SMEM = ((64, 64, 32, 2, 2), (128, 128, 32, 2, 4), (128, 64, 32, 2, 2), (64, 64, 16, 2, 2))
+SMEM = ((64, 64, 32, 2, 2), (128, 128, 32, 2, 4), (128, 64, 32, 2, 2), (64, 64, 16, 2, 2), (64, 128, 32, 2, 2),
+        (128, 128, 64, 2, 4), (32, 32, 32, 1, 1), (64, 64, 64, 2, 2), (128, 128, 32, 4, 4))
 PADS = (0, 8)
-ASYNC = ((64, 64, 32, 2, 2), (128, 128, 32, 2, 4))
+ASYNC = ((64, 64, 32, 2, 2), (128, 128, 32, 2, 4), (128, 64, 32, 2, 2), (64, 128, 32, 2, 2))
 SEED = 11
 
 _SIG = "const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, int M, int N, int K"
@@ -190,26 +191,6 @@ def tolerance(K: int) -> tuple[float, float]:
     return 16 * F32_EPS * K, 1e-3
 
 
-def _size_label(M: int, N: int, K: int) -> str:
-    return f"m{M}" if M == N == K else f"m{M}_n{N}_k{K}"
-
-
-@dataclass(frozen=True)
-class _Variant:
-    kind: str
-    name: str
-    source: str
-    kernel: str
-    block: tuple[int, int, int]
-    grid: Callable[[int, int], tuple[int, int, int]]   # (M, N) -> grid
-    params: dict[str, Any]
-
-
-def _over_c(bx: int, by: int) -> Callable[[int, int], tuple[int, int, int]]:
-    """Grid for block tiles of bx columns by by rows of C."""
-    return lambda M, N: (cdiv(N, bx), cdiv(M, by), 1)
-
-
 def _smem_source(bm: int, bn: int, bk: int, wy: int, wx: int, pad: int, cp_async: bool) -> str:
     main, stages = (_ASYNC_MAIN, 2) if cp_async else (_SYNC_MAIN, 1)
     compute = _COMPUTE.replace("$S", "s" if cp_async else "0")
@@ -229,7 +210,7 @@ def _variants() -> list[_Variant]:
                             {"fm": fm, "fn": fn, "wy": wy, "wx": wx}))
     for cp_async, shapes in ((False, SMEM), (True, ASYNC)):
         for bm, bn, bk, wy, wx in shapes:
-            for pad in (PADS[1:] if cp_async else PADS):
+            for pad in PADS:
                 kind = "wmma_async" if cp_async else "wmma_smem"
                 out.append(_Variant(kind, f"{kind[5:]}_{bm}x{bn}x{bk}_w{wy}x{wx}_p{pad}",
                                     _smem_source(bm, bn, bk, wy, wx, pad, cp_async),

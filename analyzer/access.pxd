@@ -83,6 +83,7 @@ cdef class _Walker:
     cpdef _fragment_type(self, node)
     cpdef _fragment_shape(self, node)
     cpdef _mma(self, node, args)
+    cpdef _ptx_mma(self, node, code)
     cpdef _shared_address(self, node)
     cpdef _asm(self, node)
     cpdef _inline_lambda(self, name, lam, arg_nodes, values)

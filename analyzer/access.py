@@ -43,6 +43,8 @@ _WMMA_FRAGMENT = re.compile(r"fragment\s*<\s*(?:[\w:]*::)?(matrix_a|matrix_b|acc
                             r"\s*(\w+)\s*,\s*([\w:]+)")
 _WMMA_HALVES = {"half", "__half", "__nv_bfloat16", "nv_bfloat16"}
 _WMMA_QUARTERS = ((0, 0), (8, 0), (0, 8), (8, 8))   # (rows down, elements across): a 16x16 tile's four 8x8 quarters
+# inline PTX tensor-core products: mma.sync (a warp's) and wgmma (a warpgroup's), with their shape
+_PTX_MMA = re.compile(r"\b(wg)?mma(?:\.mma_async)?\.sync\.aligned\.m(\d+)n(\d+)k(\d+)")
 # inline PTX memory instructions (`asm volatile("..." : outputs : inputs)`), operands as %N
 _PTX_SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2, "b32": 4, "u32": 4, "s32": 4,
               "f32": 4, "f16x2": 4, "bf16x2": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8, "b128": 16}
@@ -1928,6 +1930,8 @@ class _Walker:
                 else:
                     self.g.add_edge("threadIdx.x", "%thread")
                     self.define(self.text(op), self.fresh("asm", line, {"%thread"}), line)
+        if "mma" in code:
+            self._ptx_mma(node, code)
         if "[" not in code:
             return
         at = self._asm_operand
@@ -1959,6 +1963,15 @@ class _Walker:
             p = at(operands, m.group(6), m.group(2), width, ("c", int(m.group(7) or 0)))
             if p is not None:
                 self.record(p, "load" if m.group(1) == "ld" else "store", node, ("c", 0))
+
+    def _ptx_mma(self, node, code: str) -> None:
+        """PTX tensor-core products as MatrixOps: `mma.sync.aligned.mMnNkK` is one warp's M*N*K
+        multiply-adds; `wgmma.mma_async...mMnNkK` a warpgroup's, a quarter of them each warp's."""
+        line, col = node.start_point[0] + 1, node.start_point[1] + 1
+        for m in _PTX_MMA.finditer(code):
+            macs = int(m.group(2)) * int(m.group(3)) * int(m.group(4)) // (4 if m.group(1) else 1)
+            if macs:
+                self.out.mmas.append(MatrixOp(line, col, macs, self._tuple(self.loops), self._tuple(self.guards)))
 
     def _asm_operand(self, operands: list, index: str, space: str, width: int, extra: Expr) -> _Ptr | None:
         """The memory an asm operand (%index) addresses, `width` bytes a lane, or None."""

@@ -110,6 +110,27 @@ def test_mma_sync_is_a_matrix_op_in_its_loops():
     assert [(m.macs, len(m.loops)) for m in ka.mmas] == [(16 * 16 * 16, 1), (32 * 8 * 16, 0)]
 
 
+def test_inline_ptx_mma_is_a_matrix_op():
+    src = r"""
+    __global__ void k(const unsigned* a, float* c, int K) {
+        unsigned ra[4], rb[2];
+        float acc[4] = {0.f, 0.f, 0.f, 0.f};
+        for (int k = 0; k < K; k += 16) {
+            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                         "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                         : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+                         : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+        }
+        asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0}, %1, %2, 1, 1, 1;" :: "r"(0));
+        c[threadIdx.x] = acc[0];
+    }
+    """
+    p = parse(src)
+    ka = analyze(p, p.function("k"))
+    # a warp's m16n8k16; a warpgroup's m64n128k16, a quarter of it each warp's
+    assert [(m.macs, len(m.loops)) for m in ka.mmas] == [(16 * 8 * 16, 1), (64 * 128 * 16 // 4, 0)]
+
+
 def test_tensor_flops_are_the_tasks_flops():
     for variant in sorted({s.variant for s in SAMPLES}):
         for size in ("m1024", "m768_n3072_k1024"):

@@ -85,7 +85,8 @@ def test_styles_cover_the_brief():
 def test_source_rules(spec):
     src = source(spec.file)
     includes = re.findall(r"#include\s*<([^>]+)>", src)
-    assert set(includes) <= {"cuda_fp16.h", "cuda_bf16.h", "cooperative_groups.h", "cooperative_groups/reduce.h"}
+    assert set(includes) <= {"cuda_fp16.h", "cuda_bf16.h", "cooperative_groups.h", "cooperative_groups/reduce.h",
+                             "mma.h"}
     assert "printf" not in src and "cuda/std" not in src
     names = {s.kernel for s in SAMPLES if s.params["file"] == f"{spec.file}.cu"}
     for name in names:
@@ -153,6 +154,9 @@ ROW_GROUP = {"rowsum_warp_shfl.cu": 32, "rowsum_cg.cu": 32, "rmsnorm_warp_half2.
              "gemv_cg_multirow.cu": 8}  # 4 rows per 32-thread tile = one row per 8 threads
 
 
+HGEMM_TILES = {"hgemm_wmma_warp.cu": (16, 64), "hgemm_wmma_smem.cu": (64, 64), "hgemm_wmma_t.cu": (128, 128)}
+
+
 @pytest.mark.parametrize("s", SAMPLES, ids=lambda s: f"{s.family}-{s.variant}-{s.size}")
 def test_launch_is_valid_and_covers_the_problem(s):
     threads = s.threads_per_block
@@ -187,6 +191,10 @@ def test_launch_is_valid_and_covers_the_problem(s):
         assert s.grid[0] * s.block[0] >= kw["cols"] and s.grid[1] * s.params["rows_per"] >= kw["rows"]
     elif f == "swiglu_vec8.cu":
         assert s.grid[1] == kw["rows"] and s.grid[0] * s.block[0] * 8 >= kw["d"]
+    elif f.startswith("hgemm"):     # a block's tile of C: (rows, cols)
+        rows, cols = HGEMM_TILES.get(f, (s.block[1], s.block[0]))
+        assert s.grid[0] * cols >= kw["n"] and (s.grid[0] - 1) * cols < kw["n"]
+        assert s.grid[1] * rows >= kw["m"] and (s.grid[1] - 1) * rows < kw["m"]
     else:
         items, per_thread = _work(s)
         assert total_threads * per_thread >= items, "grid does not cover the problem"
@@ -228,7 +236,7 @@ def test_power_of_two_tree_reductions_get_power_of_two_blocks():
 
 def _tiny(group) -> dict:
     base = dict(group.sizes[0].kwargs)
-    shrink = {"rows": 5, "cols": 24, "n": 1000, "tokens": 7, "dim": 16, "vocab": 11, "d": 16}
+    shrink = {"rows": 5, "cols": 24, "n": 1000, "tokens": 7, "dim": 16, "vocab": 11, "d": 16, "m": 32, "k": 48}
     return {k: shrink[k] for k in base} | {"seed": 3}
 
 
@@ -346,6 +354,14 @@ def test_half_references():
     p = P.axpy_half(n=64, seed=7)
     want = np.array([1.5 * a + b for a, b in zip(_f(p.inputs["x"]), _f(p.inputs["y"]))]).astype(np.float16)
     assert np.array_equal(p.expected["out"], want)
+
+
+def test_hgemm_reference():
+    p = resolve("corpus.handwritten.problems:hgemm")(m=24, n=40, k=56, seed=3)
+    a = p.inputs["A"].astype(np.float64).reshape(24, 56)
+    b = p.inputs["B"].astype(np.float64).reshape(56, 40)
+    assert p.inputs["A"].dtype == np.float16 and p.expected["C"].dtype == np.float32
+    np.testing.assert_allclose(p.expected["C"].reshape(24, 40), a @ b, rtol=1e-5, atol=1e-5)
 
 
 def test_bf16_references():

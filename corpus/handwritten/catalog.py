@@ -153,6 +153,16 @@ def _embedding_args(kw):
             Scalar("tokens", "int32", t), Scalar("dim", "int32", d))
 
 
+def _hgemm_args(kw):
+    m, n, k = kw["m"], kw["n"], kw["k"]
+    return (Buffer("A", "float16", m * k), Buffer("B", "float16", k * n), Buffer("C", "float32", m * n, "out"),
+            Scalar("m", "int32", m), Scalar("n", "int32", n), Scalar("k", "int32", k))
+
+
+def _mnk(m: int, n: int, k: int) -> Size:
+    return Size(f"m{m}_n{n}_k{k}", {"m": m, "n": n, "k": k})
+
+
 def _swiglu_args(kw):
     r, d = kw["rows"], kw["d"]
     return (Buffer("x", "bfloat16", r * 2 * d), Buffer("out", "bfloat16", r * d, "out"),
@@ -250,6 +260,12 @@ GROUPS: dict[str, Group] = {g.family: g for g in (
           _swiglu_args,
           bytes=lambda kw: 6 * kw["rows"] * kw["d"], flops=lambda kw: 6 * kw["rows"] * kw["d"],
           atol=_const(1e-2), rtol=1e-2),
+    Group("hw_hgemm", "hgemm", "half matrix product C = A B, float accumulation and output",
+          (_mnk(1024, 1024, 1024), _mnk(4096, 4096, 2048), _mnk(8192, 8192, 4096)), _hgemm_args,
+          bytes=lambda kw: 2 * (kw["m"] * kw["k"] + kw["k"] * kw["n"]) + 4 * kw["m"] * kw["n"],
+          flops=lambda kw: 2 * kw["m"] * kw["n"] * kw["k"],
+          # k products summed in float32 (the tensor cores' adder truncates: a few units a step)
+          atol=lambda kw: 16 * 2.0**-24 * kw["k"], rtol=1e-3),
 )}
 
 # ---------------------------------------------------------------- kernels
@@ -468,4 +484,19 @@ KERNELS: tuple[KernelSpec, ...] = (
       ("template", "int4_vector", "bf16_vector", "launch_bounds", "unroll", "restrict")),
     K("swiglu_fast", "hw_swiglu_bf16", "grid_stride_fast_math", "swiglu_fast", "macro",
       capped(_k("rows", "d"), cap=4096), B1(256), ("macro", "grid_stride", "intrinsics", "restrict")),
+
+    # hw_hgemm: C's columns along x, its rows along y; the tensor-core kernels' block tiles
+    K("hgemm_naive", "hw_hgemm", "naive", "hgemm_naive", "naive",
+      grid2d(lambda kw, b: cdiv(kw["n"], b[0]), lambda kw, b: cdiv(kw["m"], b[1])), ((16, 16, 1), (32, 8, 1)),
+      ("naive", "restrict"), baseline=True),
+    K("hgemm_wmma_warp", "hw_hgemm", "wmma_warp_global", "hgemm_wmma_warp", "tensor_core",
+      grid2d(lambda kw, b: cdiv(kw["n"], 64), lambda kw, b: cdiv(kw["m"], 16)), B1(128),
+      ("tensor_core", "macro", "launch_bounds", "restrict")),
+    K("hgemm_wmma_smem", "hw_hgemm", "wmma_smem_skew", "hgemm_wmma_smem", "device_helper",
+      grid2d(lambda kw, b: cdiv(kw["n"], 64), lambda kw, b: cdiv(kw["m"], 64)), B1(128),
+      ("device_helper", "tensor_core", "macro", "half_vector", "static_smem", "launch_bounds", "restrict")),
+    K("hgemm_wmma_t", "hw_hgemm", "wmma_template_unpadded", "hgemm_wmma_t<128, 128>", "template",
+      grid2d(lambda kw, b: cdiv(kw["n"], 128), lambda kw, b: cdiv(kw["m"], 128)), B1(256),
+      ("template", "tensor_core", "bank_conflict", "int4_vector", "static_smem", "launch_bounds", "unroll",
+       "restrict")),
 )

@@ -197,6 +197,16 @@ def axpy_half(n: int, seed: int) -> Problem:
     return Problem({"x": x32.astype(np.float16), "y": y32.astype(np.float16)}, {"out": out})
 
 
+def hgemm(m: int, n: int, k: int, seed: int) -> Problem:
+    """C = A B with half A [m, k] and B [k, n], float C: products of halves are exact in float32,
+    and float32 BLAS sums them far inside the tolerance."""
+    rng = _rng(seed)
+    a = _uniform(rng, m * k).astype(np.float16)
+    b = _uniform(rng, k * n).astype(np.float16)
+    c = a.reshape(m, k).astype(np.float32) @ b.reshape(k, n).astype(np.float32)
+    return Problem({"A": a, "B": b}, {"C": _f32(c)})
+
+
 # ---------------------------------------------------------------- bfloat16
 
 

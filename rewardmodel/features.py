@@ -296,10 +296,16 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
         except RecursionError:  # guards nested too deep to evaluate: that barrier is not counted
             pass
     tensor_macs = 0.0   # multiply-adds of a block's warps' mma_syncs, over the loops' iterations
-    for m in ka.mmas[:16]:
+    # products under the same loops and guards (an unrolled tile's, the same objects) run as often:
+    # their warps are counted once for all of them
+    sites: dict[tuple[int, int], list] = {}
+    for m in ka.mmas:
+        site = sites.setdefault((id(m.loops), id(m.guards)), [m, 0])
+        site[1] += m.macs
+    for m, macs in list(sites.values())[:16]:
         try:
-            tensor_macs += ctx.warp_arrivals(m) * m.macs
-        except RecursionError:  # guards nested too deep to evaluate: that product is not counted
+            tensor_macs += ctx.warp_arrivals(m) * macs
+        except RecursionError:  # guards nested too deep to evaluate: those products are not counted
             pass
     tensor_flops = 2.0 * tensor_macs * blocks
     v["branches"] = len(ka.branches)

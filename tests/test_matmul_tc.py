@@ -146,6 +146,30 @@ def test_tensor_flops_are_the_tasks_flops():
                 assert math.isnan(f["pipe_fp32"]), variant   # nothing is left for the CUDA cores
 
 
+def test_written_out_products_all_count():
+    """Twenty mma_syncs in a loop body (an unrolled tile written out) run as often as one: all count."""
+    calls = "\n".join("            wmma::mma_sync(acc, fa, fb, acc);" for _ in range(20))
+    src = f"""
+    #include <mma.h>
+    using namespace nvcuda;
+    __global__ void k(const half* a, const half* b, float* c, int K) {{
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> fb;
+        wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+        wmma::fill_fragment(acc, 0.0f);
+        for (int k = 0; k < K; k += 16) {{
+            wmma::load_matrix_sync(fa, a + k, K);
+            wmma::load_matrix_sync(fb, b + k * 16, 16);
+{calls}
+        }}
+        wmma::store_matrix_sync(c, acc, 16, wmma::mem_row_major);
+    }}
+    """
+    f = extract(src, "k", grid=(1, 1, 1), block=(64, 1, 1), args={"K": 64}).values
+    # 2 warps x 4 iterations x 20 products x 16^3 multiply-adds x 2 flops
+    assert f["log_tensor_flops"] == pytest.approx(math.log10(1 + 2 * 4 * 20 * 16 ** 3 * 2))
+
+
 def test_tensor_pipe_time():
     a = models.arch("sm_90")
     zero = dict(task_bytes=0.0, flops=0.0, traffic_bytes=0.0, global_requests=0.0, shared_wavefronts=0.0,

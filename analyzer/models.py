@@ -152,8 +152,8 @@ def occupancy(a: Arch, threads_per_block: int, regs_per_thread: int, smem_per_bl
 # ------------------------------------------------------------------ roofline
 
 def roofline_seconds(a: Arch, bytes_moved: float, flops: float, tensor_flops: float = 0.0) -> float:
-    """The roofline bound: the bytes through DRAM or the flops through FP32, and those a kernel
-    does on the tensor cores through them (`flops` is then the rest), whichever takes longer."""
+    """The roofline bound: the task's bytes through DRAM, or its flops, those a kernel does on the
+    tensor cores at their rate and the rest (`flops`) at FP32's, whichever takes longer."""
     return max(bytes_moved / a.dram_bytes_per_s,
                flops / a.fp32_flops_per_s + tensor_flops / (a.tensor_flops_per_s or a.fp32_flops_per_s))
 

@@ -82,6 +82,8 @@ cdef class _Walker:
     cpdef _fragment(self, node)
     cpdef _fragment_type(self, node)
     cpdef _fragment_shape(self, node)
+    cpdef _shape_of(self, m)
+    cpdef _matrix_op(self, node, macs)
     cpdef _mma(self, node, args)
     cpdef _ptx_mma(self, node, code)
     cpdef _shared_address(self, node)

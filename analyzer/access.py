@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from . import symbolic as S
 from ._records import fast_init
-from .parse import DOUBLE_TYPES, FIELD, FLOAT_TYPES, Function, Program, code_children, count, params_of, type_size
+from .parse import (DOUBLE_TYPES, FIELD, FLOAT_TYPES, WMMA_FRAGMENT, Function, Program, code_children, count,
+                    params_of, type_size)
 from .symbolic import Expr
 from .vectorize import merge_shared, unroll_factor
 
@@ -38,9 +39,6 @@ _LOAD_INTRINSICS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
 _STORE_INTRINSICS = {"__stcg", "__stcs", "__stwb", "__stwt"}
 # a thread's own asynchronous global-to-shared copy of 4, 8 or 16 bytes (LDGSTS): (dst, src, size[, pipe])
 _ASYNC_COPIES = {"__pipeline_memcpy_async", "cuda::memcpy_async", "memcpy_async"}
-# nvcuda::wmma fragments: fragment<use, M, N, K, element type[, layout]>
-_WMMA_FRAGMENT = re.compile(r"fragment\s*<\s*(?:[\w:]*::)?(matrix_a|matrix_b|accumulator)\s*,\s*(\w+)\s*,\s*(\w+)\s*,"
-                            r"\s*(\w+)\s*,\s*([\w:]+)")
 _WMMA_HALVES = {"half", "__half", "__nv_bfloat16", "nv_bfloat16"}
 _WMMA_QUARTERS = ((0, 0), (8, 0), (0, 8), (8, 8))   # (rows down, elements across): a 16x16 tile's four 8x8 quarters
 # inline PTX tensor-core products: mma.sync (a warp's) and wgmma (a warpgroup's), with their shape
@@ -1967,11 +1965,10 @@ class _Walker:
     def _ptx_mma(self, node, code: str) -> None:
         """PTX tensor-core products as MatrixOps: `mma.sync.aligned.mMnNkK` is one warp's M*N*K
         multiply-adds; `wgmma.mma_async...mMnNkK` a warpgroup's, a quarter of them each warp's."""
-        line, col = node.start_point[0] + 1, node.start_point[1] + 1
         for m in _PTX_MMA.finditer(code):
             macs = int(m.group(2)) * int(m.group(3)) * int(m.group(4)) // (4 if m.group(1) else 1)
             if macs:
-                self.out.mmas.append(MatrixOp(line, col, macs, self._tuple(self.loops), self._tuple(self.guards)))
+                self._matrix_op(node, macs)
 
     def _asm_operand(self, operands: list, index: str, space: str, width: int, extra: Expr) -> _Ptr | None:
         """The memory an asm operand (%index) addresses, `width` bytes a lane, or None."""
@@ -1990,17 +1987,21 @@ class _Walker:
         for a in args:
             self.expr(a)
         shape = self._fragment_shape(args[0])
-        if shape is None:
-            return
-        line, col = node.start_point[0] + 1, node.start_point[1] + 1
-        self.out.mmas.append(MatrixOp(line, col, shape[0] * shape[1] * shape[2],
+        if shape is not None:
+            self._matrix_op(node, shape[0] * shape[1] * shape[2])
+
+    def _matrix_op(self, node, macs: int) -> None:
+        """A warp's tensor-core product of `macs` multiply-adds at `node`, under the loops and guards now."""
+        self.out.mmas.append(MatrixOp(node.start_point[0] + 1, node.start_point[1] + 1, macs,
                                       self._tuple(self.loops), self._tuple(self.guards)))
 
     def _fragment_shape(self, node) -> tuple[int, int, int] | None:
         """(m, n, k) of a wmma fragment variable's type, where all three are known constants."""
         m = self._fragment_type(node)
-        if m is None:
-            return None
+        return self._shape_of(m) if m is not None else None
+
+    def _shape_of(self, m) -> tuple[int, int, int] | None:
+        """(m, n, k) of a fragment type's match, where all three are known constants up to 64."""
         dims = []
         for t in m.group(2, 3, 4):
             d = int(t) if t.isdigit() else self.consts.get(t)
@@ -2016,15 +2017,12 @@ class _Walker:
                 else (code_children(node) or [None])[-1]
         if node is None or _KINDS[node.kind_id] != "identifier":
             return None
-        return _WMMA_FRAGMENT.search(self.types.get(self.text(node), ""))
+        return WMMA_FRAGMENT.search(self.types.get(self.text(node), ""))
 
     def _fragment(self, node) -> tuple[str, str] | None:
         """(use, element type) of a 16x16x16 wmma fragment variable (`a`, `frag[i]`), or None."""
         m = self._fragment_type(node)
-        if m is None:
-            return None
-        dims = [int(t) if t.isdigit() else self.consts.get(t) for t in m.group(2, 3, 4)]
-        if dims != [16, 16, 16]:
+        if m is None or self._shape_of(m) != (16, 16, 16):
             return None     # other shapes (32x8x16, 8x32x16, tf32's k = 8) are laid out otherwise
         return m.group(1), self.resolve(m.group(5).split("::")[-1] if m.group(5).startswith("wmma") else m.group(5))
 

@@ -814,6 +814,10 @@ SCALAR_SIZES: dict[str, int] = {
 }
 FLOAT_TYPES = {"float", "float2", "float3", "float4"}
 DOUBLE_TYPES = {"double", "double2", "double4"}
+# nvcuda::wmma fragment types: fragment<use, M, N, K, element type[, layout]> (the walker reads a
+# variable's, the static register estimate a kernel's declarations)
+WMMA_FRAGMENT = re.compile(r"fragment\s*<\s*(?:[\w:]*::)?(matrix_a|matrix_b|accumulator)\s*,\s*(\w+)\s*,\s*(\w+)\s*,"
+                           r"\s*(\w+)\s*,\s*([\w:]+)")
 
 
 def type_size(name: str, structs: dict[str, int] | None = None) -> int | None:

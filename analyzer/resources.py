@@ -22,7 +22,7 @@ from pathlib import Path
 from . import _fresh
 from .cache import cache_root
 from ._records import fast_init
-from .parse import Function, Program
+from .parse import WMMA_FRAGMENT, Function, Program
 from .register_weights import WEIGHTS as REGISTER_WEIGHTS
 
 
@@ -302,10 +302,9 @@ _DECL = re.compile(r"(?:int|unsigned|float|size_t|long|double|half|float2|float4
 _VECTOR = re.compile(r"(?:float4|int4|double2)\b")
 _DOUBLE = re.compile(r"double\b")
 _LOCAL_ARRAY = re.compile(r"(?:float|int|double|half)\s+\w+\s*\[\s*(\w+)\s*\](?:\s*\[\s*(\w+)\s*\])?")
-# a wmma fragment declaration: use, m, n, k, element type, then the name and its array sizes
-_FRAGMENT = re.compile(r"\bfragment\s*<\s*(?:[\w:]*::)?(matrix_a|matrix_b|accumulator)\s*,\s*(\w+)\s*,\s*(\w+)\s*,"
-                       r"\s*(\w+)\s*,\s*(?:[\w:]*::)?(\w+)[^;>]*>\s*\w+\s*((?:\[\s*\w+\s*\]\s*)*)")
-_FRAGMENT_BYTES = {"half": 2, "__half": 2, "__nv_bfloat16": 2, "nv_bfloat16": 2, "precision": 4, "tf32": 4,
+# a wmma fragment declaration: its type (use, m, n, k, element type), then the name and its array sizes
+_FRAGMENT = re.compile(r"\b" + WMMA_FRAGMENT.pattern + r"[^;>]*>\s*\w+\s*((?:\[\s*\w+\s*\]\s*)*)")
+_FRAGMENT_BYTES = {"half": 2, "__half": 2, "__nv_bfloat16": 2, "nv_bfloat16": 2, "tf32": 4,
                    "float": 4, "int": 4, "double": 8, "signed": 1, "unsigned": 1, "char": 1}
 
 
@@ -364,7 +363,7 @@ def fragment_words(text: str, known: dict) -> int:
         for size in re.findall(r"\[\s*(\w+)\s*\]", m.group(6)):
             n = known.get(size, int(size) if size.isdigit() else 1)
             count *= max(1, min(int(n), 64)) if isinstance(n, (int, float)) else 1
-        words += count * -(-tile * _FRAGMENT_BYTES.get(m.group(5), 4) // 128)
+        words += count * -(-tile * _FRAGMENT_BYTES.get(m.group(5).rsplit("::", 1)[-1], 4) // 128)
     return words
 
 

@@ -320,7 +320,8 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     v["loops"] = len(loops)
     v["max_loop_depth"] = max((len(x.loops) for x in acc), default=0)
     v["flops_per_thread"] = ka.flops_per_thread
-    v["log_flops_static"] = _log1(ka.flops_per_thread * threads * blocks)
+    static_flops = ka.flops_per_thread * threads * blocks
+    v["log_flops_static"] = _log1(static_flops)
     v["uses_double"] = float(ka.uses_double)
     v["float_literals"] = len(ka.float_literals)
 
@@ -349,9 +350,8 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     if not task_bytes:
         unresolved.append("task bytes unknown: the roofline uses the analyzer's sector traffic (an upper bound)")
         task_bytes = traffic if traffic else None
-    if task_flops is None:
-        task_flops = ka.flops_per_thread * threads * blocks + tensor_flops
-        fp32_flops = task_flops - tensor_flops
+    if task_flops is None:      # the kernel's own: its arithmetic operators and its tensor products
+        task_flops, fp32_flops = static_flops + tensor_flops, static_flops
     else:   # the task's flops that the tensor cores do not do go through FP32 (a rounding's worth: none)
         fp32_flops = task_flops - tensor_flops
         fp32_flops = fp32_flops if fp32_flops > 1e-9 * task_flops else 0.0

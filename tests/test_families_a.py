@@ -455,7 +455,8 @@ def run_on_gpu(s: Sample, inputs: dict, expected: dict, modules: dict, reps: int
 
         names = (s.kernel,) if "<" in s.kernel else ()
         # the toolkit's own headers (mma.h's crt/ part is not in every pip-installed include folder)
-        inc = ("--include-path=" + cuda_include_dir(),) if "#include" in s.source and cuda_include_dir() else ()
+        folder = cuda_include_dir() if "#include" in s.source else None
+        inc = ("--include-path=" + folder,) if folder else ()
         modules[key] = cp.RawModule(code=s.source, options=("--std=c++17", *inc), name_expressions=names)
     fn = modules[key].get_function(s.kernel)
     args, outs, zeros = [], {}, []

@@ -31,6 +31,8 @@ cdef class _Walker:
     cpdef _tuple(self, items)
     cpdef resolve(self, type_name)
     cpdef size_of(self, type_name)
+    cpdef sizeof(self, type_name)
+    cpdef local_alias(self, node)
     cpdef fresh(self, name, line, deps)
     cpdef bound(self, e, name, line)
     cpdef _shared_scalar(self, name)

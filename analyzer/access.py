@@ -713,6 +713,37 @@ class _Walker:
     def size_of(self, type_name: str) -> int | None:
         return self.p.type_size(type_name, self.type_args)
 
+    def local_alias(self, node) -> None:
+        """`using pack_t = uint4;` / `typedef float4 vec;` in a kernel's body: the name stands for
+        the type from here on (the element size of `reinterpret_cast<const pack_t*>(p)[i]`)."""
+        tnode = node.child_by_field_id(F_TYPE)
+        if tnode is None:
+            return
+        target = " ".join(self.text(tnode).replace("const", " ").split())
+        if _KINDS[node.kind_id] == "alias_declaration":
+            names = [node.child_by_field_id(F_NAME)]
+        else:
+            names = [d for d in node.children_by_field_id(F_DECLARATOR)
+                     if _KINDS[d.kind_id] in ("type_identifier", "identifier", "primitive_type")]
+        for n in names:
+            if n is not None:
+                self.type_args[self.text(n)] = target
+
+    def sizeof(self, type_name: str) -> int | None:
+        """`sizeof(type_name)`; a template's type parameter that no launch gives is taken as 4
+        bytes, as its pointers' elements are (else `16 / sizeof(scalar_t)` would leave every
+        index after it unknown), and a note says so."""
+        size = self.size_of(type_name)
+        if size:
+            return size
+        name = type_name.strip()
+        if name in self.k.template_params and self.k.template_params[name] is None and name not in self.consts:
+            note = f"sizeof({name}) taken as 4 bytes: no launch gives the template's type {name}"
+            if note not in self.out.notes:
+                self.out.notes.append(note)
+            return 4
+        return None
+
     def fresh(self, name: str, line: int, deps: set[str]) -> Expr:
         """An opaque symbol that stands for a value the walk cannot follow exactly."""
         self.counter += 1
@@ -830,6 +861,8 @@ class _Walker:
             for c in st.named_children:
                 if _KINDS[c.kind_id].endswith("statement") or _KINDS[c.kind_id] == "declaration":
                     self.statement(c)
+        elif t == "alias_declaration" or t == "type_definition":
+            self.local_alias(st)
         elif t == "preproc_call" or t == "comment":
             pass
         elif t.startswith("preproc_"):
@@ -1499,7 +1532,7 @@ class _Walker:
         if t in ("sizeof_expression",):
             tnode = node.child_by_field_id(F_TYPE)
             if tnode is not None:
-                size = self.size_of(self.text(tnode))
+                size = self.sizeof(self.text(tnode))
                 if size:
                     return ("c", size)
             value = node.child_by_field_id(F_VALUE)
@@ -1508,7 +1541,7 @@ class _Walker:
                 # name; a type it is where no variable of the kernel has that name
                 name = self.text(value).strip("() \t")
                 if name.isidentifier() and name not in self.env and name not in self.types and name not in self.ptrs:
-                    size = self.size_of(name)
+                    size = self.sizeof(name)
                     if size:
                         return ("c", size)
             return S.UNKNOWN
@@ -1638,6 +1671,13 @@ class _Walker:
             if v is not None:
                 return v
         a = self.expr(left)
+        if op == "&&" or op == "||":
+            # short-circuit: the right side runs only where the left one decided nothing (its
+            # loads are guarded by it: `i < n && x[i] > 0` reads x[i] only below n)
+            self.guards.append(a if op == "&&" else S.binop("==", a, ("c", 0)))
+            b = self.expr(right)
+            self.guards.pop()
+            return S.binop(op, a, b)
         b = self.expr(right)
         if op in ("+", "-", "*", "/"):
             self.out.flops_per_thread += 1

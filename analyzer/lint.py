@@ -6,6 +6,7 @@ corpus validation all call it); it never raises on bad CUDA code.
 from __future__ import annotations
 
 import gc
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -172,6 +173,25 @@ def _block_scale_params(body: str, names: list[str], block: tuple[int, int, int]
     return found
 
 
+def _partial_block(program: Program, kernel: Function, max_threads: int | None, block_size: int):
+    """(block, source) from the first launch of `kernel` whose block has one dimension no constant
+    decides (`dim3 block(1, BLOCK_SIZE, 1)`, BLOCK_SIZE from a header): that dimension takes
+    what makes the block `__launch_bounds__`'s size or else the default block size, which keeps
+    the shape's axes (a block of 1 x N threads is not N x 1)."""
+    for site in program.launches:
+        dims = site.block_dims
+        if site.kernel != kernel.name or not dims or sum(d is None for d in dims) != 1:
+            continue
+        known = math.prod(d for d in dims if d is not None)
+        total = max_threads or block_size
+        fill = max(1, total // known)
+        axis = "xyz"[dims.index(None)]
+        block = tuple(fill if d is None else d for d in dims)
+        what = "__launch_bounds__" if max_threads else f"the default block size {block_size}"
+        return block, f"the launch at line {site.line}, its unknown {axis} taken as {fill} to make {what}"
+    return None
+
+
 def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, settings: LintSettings,
                    template_args: list[str] | tuple[str, ...] = ()) -> tuple[models.Launch, str, int, dict[str, int | str]]:
     """Block, grid, scalar args, dynamic smem and template arguments for a kernel.
@@ -217,6 +237,8 @@ def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, 
         block, source = spec.block, spec.origin
     elif site is not None:
         block, source = site.block, f"the launch at line {site.line}"
+    elif (part := _partial_block(program, kernel, bounds.max_threads if bounds else None, settings.block_size)):
+        block, source = part
     elif bounds is not None and bounds.max_threads:
         block, source = (bounds.max_threads, 1, 1), "__launch_bounds__"
         if "threadIdx.y" in program.text(kernel.body):

@@ -180,6 +180,9 @@ class Launch:
     grid_text: str = ""
     block_text: str = ""
     args: tuple[int | float | None, ...] = ()   # each argument's value where a constant decides it
+    # the block's dimensions where some are constants and others not (`dim3 b(1, BLOCK_SIZE, 1)`
+    # with BLOCK_SIZE from a header): None each unknown; () where block is known or nothing is
+    block_dims: tuple[int | None, ...] = ()
 
 
 @fast_init
@@ -305,6 +308,14 @@ _QUALIFIER_SUFFIX = re.compile(rb"[A-Z][A-Z0-9_]*_(?:DEVICE|HOST|HOST_DEVICE|DEV
 # this literal-led search costs a sixth of the full scan, which stops at every capital letter.
 _QUALIFIER_TAIL = re.compile(rb"_(?:DEVICE|HOST|HOST_DEVICE|DEVICE_INLINE|INLINE|FORCEINLINE|HD|DI|GLOBAL|KERNEL|API|FUNC|QUALIFIERS)\b")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+# A header's launch-bounds macro before a kernel (PyTorch's `C10_LAUNCH_BOUNDS_1(1024)`, placed
+# between `template <...>` and `__global__`): unknown, it detaches the template from the kernel,
+# which then is no kernel at all. It stands for `__launch_bounds__(...)` with the same arguments.
+_LAUNCH_BOUNDS_MACRO = re.compile(rb"[A-Z][A-Z0-9_]*LAUNCH_BOUNDS[A-Z0-9_]*\b")
+_LAUNCH_BOUNDS = b"__launch_bounds__"
+# ... and such a line alone inside `#if ... #endif` (PyTorch: `#if __CUDA_ARCH__ >= 350 || defined
+# USE_ROCM`): the group breaks the declaration; the bound holds on every current arch.
+_GUARDED_BOUNDS = re.compile(rb"^([ \t]*#[ \t]*if[^\n]*)\n[ \t]*__launch_bounds__[^\n]*\n([ \t]*#[ \t]*endif[^\n]*)$", re.M)
 
 
 def _word_starts(pattern: re.Pattern, src: bytes):
@@ -408,6 +419,12 @@ def preprocess(src: bytes) -> Preprocessed:
         end = _matching_paren(src, m.end() - 1)
         if end > 0:
             _blank(buf, m.start(), end)
+    if b"LAUNCH_BOUNDS" in src:
+        _launch_bounds_macros(src, buf)
+    if b"__launch_bounds__" in buf:
+        for m in (_directives(_GUARDED_BOUNDS, bytes(buf)) if b"endif" in src else ()):
+            _blank(buf, m.start(1), m.end(1))
+            _blank(buf, m.start(2), m.end(2))
     for m in (_directives(_PRAGMA_UNROLL, src) if b"pragma" in src else ()):
         _blank(buf, m.start(), m.end())
     for m in (_PRAGMA_MACRO.finditer(src) if b"PRAGMA" in src else ()):
@@ -441,6 +458,25 @@ def preprocess(src: bytes) -> Preprocessed:
     if not buf.endswith(b"\n"):
         buf += b"\n"  # a final preprocessor line without a newline sets has_error
     return Preprocessed(bytes(buf), qualifier_macros, shifts, tuple(tables))
+
+
+def _launch_bounds_macros(src: bytes, buf: bytearray) -> None:
+    """`C10_LAUNCH_BOUNDS_2(256, 4)` -> `__launch_bounds__  (256, 4)` in place (the name padded with
+    spaces to its length); a name too short for that, or one with no arguments, is blanked with
+    its arguments (the kernel is still found, without its bound). Definitions are left alone."""
+    for m in _word_starts(_LAUNCH_BOUNDS_MACRO, src):
+        line_start = src.rfind(b"\n", 0, m.start()) + 1
+        if re.match(rb"[ \t]*#", src[line_start:m.start()]):
+            continue
+        paren = m.end()
+        while paren < len(src) and src[paren] in b" \t":
+            paren += 1
+        called = paren < len(src) and src[paren] == 40
+        if called and m.end() - m.start() >= len(_LAUNCH_BOUNDS):
+            buf[m.start():m.end()] = _LAUNCH_BOUNDS + b" " * (m.end() - m.start() - len(_LAUNCH_BOUNDS))
+            continue
+        end = _matching_paren(src, paren) if called else m.end()
+        _blank(buf, m.start(), end if end > 0 else m.end())
 
 
 def _original_offset(shifts: tuple[tuple[int, int], ...], offset: int) -> int:
@@ -893,7 +929,7 @@ class _Builder:
         self.structs: dict[str, int] = {}
         self.fields: dict[str, dict[str, tuple[int, str]]] = {}
         self.aliases: dict[str, str] = {}
-        self.dim3_vars: dict[str, tuple[int, int, int]] = {}
+        self.dim3_vars: dict[str, tuple[int | None, ...]] = {}   # None: a dimension no constant decides
         # host code's local constants (`const int threads = 256;`), for the launch sites after them
         self.launch_consts: dict[str, int | float] = {}
         self.ascii = src.decode("ascii") if src.isascii() else None   # as Program._ascii: see text
@@ -1079,7 +1115,8 @@ class _Builder:
                 params = decl.child_by_field_id(FIELD.parameters)
                 if name is not None and params is not None:
                     vals = [count(eval_constant(self.text(p), self._launch_known()), 1, 1 << 31) for p in code_children(params)]
-                    if vals and len(vals) <= 3 and None not in vals:
+                    if vals and len(vals) <= 3 and any(v is not None for v in vals):
+                        # None where a dimension is unknown: _dims takes only whole shapes
                         self.dim3_vars[self.text(name)] = tuple(vals) + (1,) * (3 - len(vals))
                 continue
             if decl.type == "init_declarator":
@@ -1087,7 +1124,7 @@ class _Builder:
                 value = decl.child_by_field_id(FIELD.value)
                 if inner is not None and inner.type == "identifier" and value is not None:
                     if base == "dim3" and value.type == "argument_list":
-                        dims = self._dims_from_args(value)
+                        dims = self._dims_from_args(value, partial=True)
                         if dims:
                             self.dim3_vars[self.text(inner)] = dims
                     elif file_scope and ("const" in quals or "constexpr" in quals):
@@ -1264,9 +1301,10 @@ class _Builder:
         known = self._launch_known()
         args = tuple(eval_constant(self.text(a), known) for a in code_children(arg_list)) if arg_list is not None else ()
         (l0, c0) = node.start_point
+        partial = self._dims(parts[1], partial=True) if block is None and len(parts) > 1 else None
         self.launches.append(Launch(name.split("::")[-1], targs, grid, block, smem, l0 + 1, c0 + 1,
                                     self.text(parts[0]) if parts else "", self.text(parts[1]) if len(parts) > 1 else "",
-                                    args))
+                                    args, partial or ()))
 
     def _api_launch(self, node) -> None:
         """`cudaLaunchKernel((const void*)k<128>, grid, block, args, smem, stream)` (also the
@@ -1284,8 +1322,10 @@ class _Builder:
             targs = tuple(self._local_value(a) for a in targs)
         smem = count(eval_constant(self.text(parts[4]), self._launch_known())) if len(parts) > 4 else 0
         (l0, c0) = node.start_point
-        self.launches.append(Launch(name.split("::")[-1], targs, self._dims(parts[1]), self._dims(parts[2]),
-                                    smem, l0 + 1, c0 + 1, self.text(parts[1]), self.text(parts[2])))
+        block = self._dims(parts[2])
+        partial = self._dims(parts[2], partial=True) if block is None else None
+        self.launches.append(Launch(name.split("::")[-1], targs, self._dims(parts[1]), block,
+                                    smem, l0 + 1, c0 + 1, self.text(parts[1]), self.text(parts[2]), (), partial or ()))
 
     def _local_value(self, text: str) -> str:
         """A template argument as the file's scope reads it: the value where host code's local
@@ -1297,28 +1337,29 @@ class _Builder:
             return text
         return str(int(v))
 
-    def _dims(self, node) -> tuple[int, int, int] | None:
+    def _dims(self, node, partial: bool = False) -> tuple | None:
+        """A launch's grid or block shape where constants decide it; with `partial`, also one
+        where only some dimensions are known (None for each other)."""
+        dims = None
         if node.type == "identifier" and self.text(node) in self.dim3_vars:
-            return self.dim3_vars[self.text(node)]
-        if node.type == "call_expression":
+            dims = self.dim3_vars[self.text(node)]
+        elif node.type == "call_expression":
             fn = node.child_by_field_id(FIELD.function)
             if fn is not None and self.text(fn) == "dim3":
-                return self._dims_from_args(node.child_by_field_id(FIELD.arguments))
-        if node.type == "initializer_list":
-            return self._dims_from_args(node)
-        v = eval_constant(self.text(node), self._launch_known())
-        v = count(v, 1, 1 << 31)
-        return (v, 1, 1) if v is not None else None
+                dims = self._dims_from_args(node.child_by_field_id(FIELD.arguments), partial)
+        elif node.type == "initializer_list":
+            dims = self._dims_from_args(node, partial)
+        else:
+            v = count(eval_constant(self.text(node), self._launch_known()), 1, 1 << 31)
+            dims = (v, 1, 1) if v is not None else None
+        if dims is None or (None in dims and not partial):
+            return None
+        return dims
 
-    def _dims_from_args(self, args) -> tuple[int, int, int] | None:
+    def _dims_from_args(self, args, partial: bool = False) -> tuple | None:
         if args is None:
             return None
-        vals = []
-        for a in code_children(args):
-            v = count(eval_constant(self.text(a), self._launch_known()), 1, 1 << 31)
-            if v is None:
-                return None
-            vals.append(v)
-        if not vals or len(vals) > 3:
+        vals = [count(eval_constant(self.text(a), self._launch_known()), 1, 1 << 31) for a in code_children(args)]
+        if not vals or len(vals) > 3 or all(v is None for v in vals) or (None in vals and not partial):
             return None
-        return tuple(vals + [1] * (3 - len(vals)))  # type: ignore[return-value]
+        return tuple(vals + [1] * (3 - len(vals)))

@@ -43,7 +43,7 @@ def kernel_line(path: str, k: KernelSummary) -> str:
         parts.append(f"shared {num(k.shared_load_wavefronts_per_request)}/{num(k.shared_store_wavefronts_per_request)} "
                      f"wavefronts/req ld/st")
     if k.unknown_accesses:
-        parts.append(f"{k.unknown_accesses} of {k.accesses} accesses not estimable (data-dependent index)")
+        parts.append(f"{k.unknown_accesses} of {k.accesses} accesses not estimable (data-dependent or unknown index)")
     if k.assumed:
         parts.append(f"assumed {', '.join(f'{a}=4096' for a in k.assumed)}")
     return f"{path}:{k.line}:1: kernel {k.name}: " + "; ".join(parts)

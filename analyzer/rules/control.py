@@ -33,9 +33,85 @@ def divergent_barrier(ctx: KernelContext, r):
             continue
         bad = [g for g in b.guards if ctx.accesses.thread_dependent(g)]
         if bad:
+            bad = [g for g in bad if not _same_in_block(g, b.loops, ctx.accesses)]
+        if bad:
             yield ctx.finding(r, b.line, b.col,
                               f"{b.name}() is reached only by threads where `{S.to_str(bad[0])[:80]}` holds; "
                               f"threads that skip it leave the block deadlocked or undefined")
+
+
+_RELATIONS = frozenset(("<", "<=", ">", ">=", "==", "!="))
+
+
+def _same_in_block(guard: S.Expr, loops, ka) -> bool:
+    """Whether a condition that reads the thread is still the same for every thread of a block:
+    a comparison whose sides differ by no thread-dependent term once each loop variable is its
+    closed form, `(i - threadIdx.x) < n` in `for (i = tid; i - threadIdx.x < n; i += stride)`
+    (`i - threadIdx.x` is the block's offset), or `t < end + tid` in a loop from `start + tid`.
+    Negations and &&/|| of such comparisons are too."""
+    closed = {}
+    for lp in loops:
+        if lp.var and lp.iter_symbol and lp.step is not None and lp.step[0] in ("+=", "-=") \
+                and not ka.thread_dependent(lp.step[1]):
+            step = lp.step[1] if lp.step[0] == "+=" else S.binop("-", ("c", 0), lp.step[1])
+            closed[lp.var] = S.binop("+", lp.init, S.binop("*", ("s", lp.iter_symbol), step))
+    return _uniform(S.substitute(guard, closed) if closed else guard, ka)
+
+
+def _uniform(e: S.Expr, ka) -> bool:
+    if not ka.thread_dependent(e):
+        return True
+    if e[0] == "u" and e[1] == "!":
+        return _uniform(e[2], ka)
+    if e[0] != "b":
+        return False
+    op = e[1]
+    if op in ("&&", "||"):
+        return _uniform(e[2], ka) and _uniform(e[3], ka)
+    if op in ("==", "!=") and e[3][0] == "c" and e[2][0] == "b" and e[2][1] in _RELATIONS:
+        return _uniform(e[2], ka)         # `(c) == 0`: the negation an early return leaves
+    if op not in _RELATIONS:
+        return False
+    left, right = _poly(e[2], ka), _poly(e[3], ka)
+    if left is None or right is None:
+        return False
+    taint = ka.tainted
+    for monomial, coeff in left.items():
+        if right.get(monomial, 0) != coeff and any(x in taint or x.startswith("threadIdx") for x in monomial):
+            return False
+    for monomial, coeff in right.items():
+        if monomial not in left and any(x in taint or x.startswith("threadIdx") for x in monomial):
+            return False
+    return True
+
+
+def _poly(e: S.Expr, ka):
+    """S.to_poly, where a part that does not read the thread (`T / B`) is one opaque term."""
+    t = e[0]
+    if t == "c":
+        return S.to_poly(e)
+    if t == "s" or not ka.thread_dependent(e):
+        return {(e[1],): 1} if t == "s" else {("#" + S.to_str(e),): 1}
+    if t == "u" and e[1] == "-":
+        p = _poly(e[2], ka)
+        return None if p is None else {m: -c for m, c in p.items()}
+    if t != "b" or e[1] not in ("+", "-", "*"):
+        return None
+    a, b = _poly(e[2], ka), _poly(e[3], ka)
+    if a is None or b is None:
+        return None
+    if e[1] == "*":
+        out: dict = {}
+        for ma, ca in a.items():
+            for mb, cb in b.items():
+                m = tuple(sorted(ma + mb))
+                out[m] = out.get(m, 0) + ca * cb
+        return {m: c for m, c in out.items() if c}
+    sign = 1 if e[1] == "+" else -1
+    out = dict(a)
+    for m, c in b.items():
+        out[m] = out.get(m, 0) + sign * c
+    return {m: c for m, c in out.items() if c}
 
 
 @rule("DV401", "divergent-branch-in-loop", "warning",

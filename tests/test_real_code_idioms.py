@@ -1,0 +1,213 @@
+"""Idioms of public CUDA projects that the linter misread when it was first run over them
+(bench/real_code.py): each test is a small kernel written here in that style, not their code.
+
+- a header's launch-bounds macro between `template <...>` and `__global__` (PyTorch's
+  C10_LAUNCH_BOUNDS_1/_2), alone or inside `#if ... #endif`: the kernel was not found at all;
+- `sizeof(T)` of a template type no launch gives (`16 / sizeof(scalar_t)` elements a pack):
+  every index after it was unknown;
+- a type alias in a kernel's body (`using pack_t = uint4;`): 16-byte loads through it were
+  taken as 4-byte loads, and GM103 suggested the vector loads the code already makes;
+- a launch whose block has one dimension from a header (`dim3 block(1, BLOCK_SIZE, 1)`): the
+  launch was dropped for the default 32x8 guess, whose lanes run along the other axis;
+- a load on the right of `&&` (`idx < numel && input[idx] != pad`): it runs only where the left
+  side holds, which GM104 did not see;
+- a barrier in a grid-stride loop whose exit test is the same for the whole block
+  (`i - threadIdx.x < n`, or a bound that adds the thread's offset as the start does): SY301
+  called it divergent.
+"""
+from __future__ import annotations
+
+import pytest
+
+from analyzer.lint import lint_source
+from analyzer.parse import parse, preprocess
+
+COPY_BODY = """__global__ void copy(scalar_t* out, const scalar_t* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+"""
+
+
+@pytest.mark.parametrize("bounds, expected", [
+    ("C10_LAUNCH_BOUNDS_1(THREADS)\n", (512, None)),
+    ("C10_LAUNCH_BOUNDS_2(THREADS, 4)\n", (512, 4)),
+    ("#if __CUDA_ARCH__ >= 350 || defined USE_ROCM\nC10_LAUNCH_BOUNDS_2(256, 4)\n#endif\n", (256, 4)),
+    ("#if defined(FAST)\n__launch_bounds__(128)\n#endif\n", (128, None)),
+    ("C10_LAUNCH_BOUNDS_0\n", None),            # no arguments: blanked, the kernel stays
+    ("MY_LAUNCH_BOUNDS(THREADS)\n", None),      # a name shorter than __launch_bounds__: blanked
+])
+def test_a_launch_bounds_macro_before_a_template_kernel(bounds, expected):
+    src = "#define THREADS 512\ntemplate <typename scalar_t>\n" + bounds + COPY_BODY
+    p = parse(src)
+    assert not p.errors
+    (k,) = p.kernels
+    assert k.name == "copy" and k.template_params == {"scalar_t": None}
+    got = (k.launch_bounds.max_threads, k.launch_bounds.min_blocks) if k.launch_bounds else None
+    assert got == expected
+
+
+def test_the_macro_pass_keeps_every_offset_and_leaves_definitions_alone():
+    src = (b"#define MY_KERNEL_LAUNCH_BOUNDS(n) __launch_bounds__(n)\ntemplate <typename T>\n"
+           b"C10_LAUNCH_BOUNDS_1(64)\n" + COPY_BODY.replace("scalar_t", "T").encode())
+    pre = preprocess(src)
+    assert len(pre.text) == len(src)
+    assert pre.text.splitlines()[0] == src.splitlines()[0]
+    assert pre.text.splitlines()[2] == b"__launch_bounds__  (64)"
+
+
+def test_the_bound_sizes_the_block_where_no_launch_does():
+    src = "template <typename scalar_t>\nC10_LAUNCH_BOUNDS_1(1024)\n" + COPY_BODY
+    (k,) = lint_source(src, "k.cu").kernels
+    assert k.block == (1024, 1, 1)
+
+
+PACKED = """template <typename scalar_t>
+__global__ void scale_packed(scalar_t* out, const scalar_t* in, float s, int n) {
+  const int pack = 16 / sizeof(scalar_t);
+  int base = (blockIdx.x * blockDim.x + threadIdx.x) * pack;
+  if (base < n) {
+    uint4 v = reinterpret_cast<const uint4*>(in + base)[0];
+    reinterpret_cast<uint4*>(out + base)[0] = v;
+  }
+}
+"""
+
+
+def test_sizeof_a_template_type_no_launch_gives_is_taken_as_4_bytes_with_a_note():
+    r = lint_source(PACKED, "k.cu")
+    (k,) = r.kernels
+    assert k.unknown_accesses == 0
+    # 16-byte accesses of consecutive threads: 16 sectors a request, none wasted
+    assert k.global_load_sectors_per_request == k.global_load_ideal == 16
+    assert any("sizeof(scalar_t) taken as 4 bytes" in n for n in r.notes)
+    # a launch that gives the type gives its size, and no note
+    r = lint_source(PACKED, "k.cu", kernels=["scale_packed<double>"])
+    assert r.kernels[0].unknown_accesses == 0 and not any("sizeof" in n for n in r.notes)
+
+
+ALIASED = """__global__ void copy4(const float* in, float* out, int n) {
+  using pack_t = float4;
+  typedef float4 vec_t;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i * 4 < n) {
+    pack_t v = reinterpret_cast<const pack_t*>(in)[i];
+    reinterpret_cast<vec_t*>(out)[i] = v;
+  }
+}
+"""
+
+
+def test_a_type_alias_in_the_kernel_body_gives_its_type_s_width():
+    r = lint_source(ALIASED, "k.cu")
+    (k,) = r.kernels
+    assert k.global_load_sectors_per_request == 16 and k.global_store_sectors_per_request == 16
+    assert not [f for f in r.findings if f.code == "GM103"]
+    # the same kernel with 4-byte accesses is what GM103 is for
+    plain = ALIASED.replace("reinterpret_cast<const pack_t*>(in)[i]", "in[i]").replace(
+        "reinterpret_cast<vec_t*>(out)[i] = v", "out[i] = v").replace("pack_t v", "float v")
+    assert lint_source(plain, "k.cu").kernels[0].global_load_sectors_per_request == 4
+
+
+BLOCK_UNIFORM_LOOP = """__global__ void check(const float* x, int* flag, int n) {
+  __shared__ int stop;
+  int tid = blockIdx.x * blockDim.x + threadIdx.x;
+  int stride = gridDim.x * blockDim.x;
+  for (int i = tid; i - threadIdx.x < n; i += stride) {
+    if (threadIdx.x == 0) stop = *flag;
+    __syncthreads();
+    if (stop) break;
+    if (i < n && x[i] != x[i]) *flag = 1;
+    __syncthreads();
+  }
+}
+"""
+
+OFFSET_BOUND_LOOP = """__global__ void scan_tokens(const float* k, float* out, int T, int C) {
+  __shared__ float kk[64];
+  int tid = threadIdx.x;
+  int start = blockIdx.x * T * C + tid;
+  for (int t = start; t < (blockIdx.x + 1) * T * C + tid; t += C) {
+    __syncthreads();
+    kk[tid] = k[t];
+    __syncthreads();
+    out[t] = kk[(tid + 1) % 64];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("src", [BLOCK_UNIFORM_LOOP, OFFSET_BOUND_LOOP])
+def test_a_grid_stride_loop_whose_exit_is_the_same_for_the_block_is_no_divergent_barrier(src):
+    assert not [f for f in lint_source(src, "k.cu").findings if f.code == "SY301"]
+
+
+@pytest.mark.parametrize("src", [
+    # the plain grid-stride loop: threads of the last block leave it at different iterations
+    BLOCK_UNIFORM_LOOP.replace("i - threadIdx.x < n", "i < n"),
+    # a bound that adds another thread term than the start's
+    OFFSET_BOUND_LOOP.replace("* C + tid; t += C", "* C + 2 * tid; t += C"),
+    # a step that depends on the thread
+    BLOCK_UNIFORM_LOOP.replace("i += stride", "i += stride + threadIdx.x"),
+])
+def test_loops_whose_exit_differs_between_threads_still_are(src):
+    assert [f for f in lint_source(src, "k.cu").findings if f.code == "SY301"]
+
+
+COLUMNS = """__global__ void mask(const float* x, float* y, int ncols) {
+  int col = blockDim.y * blockIdx.y + threadIdx.y;
+  int row = blockDim.x * blockIdx.x + threadIdx.x;
+  if (col < ncols) y[row * ncols + col] = x[row * ncols + col];
+}
+void launch(const float* x, float* y, int rows, int ncols) {
+  const dim3 block(1, BLOCK_FROM_A_HEADER, 1);
+  mask<<<dim3(rows, 64, 1), block>>>(x, y, ncols);
+}
+"""
+
+
+def test_a_block_with_one_unknown_dimension_keeps_its_known_ones():
+    r = lint_source(COLUMNS, "k.cu")
+    (k,) = r.kernels
+    assert k.block == (1, 256, 1) and k.grid[1] == 64
+    assert "its unknown y taken as 256" in k.launch_source
+    assert k.global_store_sectors_per_request == 4       # lanes run along y: coalesced
+    assert not [f for f in r.findings if f.code in ("GM101", "GM102")]
+
+
+@pytest.mark.parametrize("launch, block", [
+    ("mask<<<dim3(rows, 64, 1), dim3(1, BLOCK_FROM_A_HEADER)>>>(x, y, ncols);", (1, 256, 1)),
+    ("mask<<<rows, dim3(2, THREADS_Y)>>>(x, y, ncols);", (2, 128, 1)),
+    # __launch_bounds__ gives the size the unknown dimension makes up
+    ("mask<<<dim3(rows, 64, 1), block>>>(x, y, ncols);", (1, 512, 1)),
+    # two unknown dimensions: the default guess, as before
+    ("mask<<<dim3(rows, 64, 1), dim3(BX, BY, 1)>>>(x, y, ncols);", (32, 8, 1)),
+])
+def test_partial_blocks_at_launch_sites(launch, block):
+    src = COLUMNS.replace("  mask<<<dim3(rows, 64, 1), block>>>(x, y, ncols);", "  " + launch)
+    if block == (1, 512, 1):
+        src = src.replace("__global__ void mask", "__global__ void __launch_bounds__(512) mask")
+    assert lint_source(src, "k.cu").kernels[0].block == block
+
+
+SHORT_CIRCUIT = """__global__ void starts(const int* input, int* out, int numel, int pad) {
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx < numel && (idx == 0 || input[idx] != input[idx - 1]) && input[idx] != pad) out[idx] = 1;
+}
+"""
+
+
+def test_a_load_right_of_a_short_circuit_bound_check_is_guarded_by_it():
+    r = lint_source(SHORT_CIRCUIT, "k.cu")
+    assert not [f for f in r.findings if f.code == "GM104"]
+    ka = r.contexts[0].accesses
+    loads = [a for a in ka.accesses if a.kind == "load"]
+    assert len(loads) == 3 and all(a.guards for a in loads)
+    # `input[idx - 1]` runs only where `idx == 0` fails
+    first = next(a for a in loads if a.text == "input[idx - 1]")
+    assert any("idx" in str(g) or "blockIdx" in str(g) for g in first.guards)
+    # the check on the right of the load guards nothing: the load runs first
+    unguarded = SHORT_CIRCUIT.replace("idx < numel && (idx == 0 || input[idx] != input[idx - 1]) && input[idx] != pad",
+                                      "input[idx] != pad && idx < numel")
+    found = [f for f in lint_source(unguarded, "k.cu").findings if f.code == "GM104"]
+    assert [f.col for f in found] == [unguarded.splitlines()[2].index("input[idx]") + 1]

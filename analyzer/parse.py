@@ -290,6 +290,9 @@ class Program:
 _BLANK_CALLS = re.compile(rb"\b(?:__align__|__maxnreg__|__launch_bounds_ex__|_Pragma|__declspec|__attribute__)\s*\(")
 _PRAGMA_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]*PRAGMA[A-Z0-9_]*(?:\s*\([^()\n]*\))?)[ \t]*$|\b([A-Z][A-Z0-9_]*_PRAGMA_UNROLL[A-Z0-9_]*)\b", re.M)
 # `#pragma unroll` between a loop header and an unbraced body breaks the tree; loops read the same without it.
+# `TCNN_NAMESPACE_BEGIN` / `CUB_NAMESPACE_END` alone on a line: a namespace's braces behind a
+# header's macro; unknown, the file's end reads as a missing `;`.
+_NAMESPACE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]*(?:NAMESPACE_(?:BEGIN|END|OPEN|CLOSE)|(?:BEGIN|END)_NAMESPACE)[ \t]*;?[ \t]*$", re.M)
 _PRAGMA_UNROLL = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(?:unroll|nounroll)\b[^\n]*$", re.M)
 # A long initializer of numbers (a generated table of weights or coefficients): nothing the
 # analysis reads, and most of a file's parse time where there is one.
@@ -425,6 +428,8 @@ def preprocess(src: bytes) -> Preprocessed:
         for m in (_directives(_GUARDED_BOUNDS, bytes(buf)) if b"endif" in src else ()):
             _blank(buf, m.start(1), m.end(1))
             _blank(buf, m.start(2), m.end(2))
+    for m in (_NAMESPACE_MACRO.finditer(src) if b"NAMESPACE" in src else ()):
+        _blank(buf, m.start(), m.end())
     for m in (_directives(_PRAGMA_UNROLL, src) if b"pragma" in src else ()):
         _blank(buf, m.start(), m.end())
     for m in (_PRAGMA_MACRO.finditer(src) if b"PRAGMA" in src else ()):

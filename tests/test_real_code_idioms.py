@@ -11,6 +11,8 @@
   launch was dropped for the default 32x8 guess, whose lanes run along the other axis;
 - a load on the right of `&&` (`idx < numel && input[idx] != pad`): it runs only where the left
   side holds, which GM104 did not see;
+- host code the grammar cannot read (`TORCH_CHECK(...)` without `;`, a namespace behind
+  `LIB_NAMESPACE_END`): PA001 reported regions that hide nothing the analysis reads;
 - a barrier in a grid-stride loop whose exit test is the same for the whole block
   (`i - threadIdx.x < n`, or a bound that adds the thread's offset as the start does): SY301
   called it divergent.
@@ -211,3 +213,31 @@ def test_a_load_right_of_a_short_circuit_bound_check_is_guarded_by_it():
                                       "input[idx] != pad && idx < numel")
     found = [f for f in lint_source(unguarded, "k.cu").findings if f.code == "GM104"]
     assert [f.col for f in found] == [unguarded.splitlines()[2].index("input[idx]") + 1]
+
+
+HOST_MACROS = """LIB_NAMESPACE_BEGIN
+__global__ void twice(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+void run(const float* x, float* y, int n) {
+  CHECK_ARG(n > 0, "n must be positive")
+  CHECK_ARG(x != nullptr, "x");
+  twice<<<(n + 255) / 256, 256>>>(x, y, n);
+}
+LIB_NAMESPACE_END
+"""
+
+
+def test_unreadable_host_code_that_hides_no_launch_is_no_pa001():
+    r = lint_source(HOST_MACROS, "k.cu")
+    assert r.contexts[0].program.errors            # the grammar still cannot read CHECK_ARG(...)
+    assert not [f for f in r.findings if f.code == "PA001"]
+    assert r.kernels[0].launch_source == "the launch at line 9"
+
+
+def test_an_unreadable_region_with_a_launch_in_it_still_is():
+    src = HOST_MACROS.replace('  CHECK_ARG(x != nullptr, "x");\n  twice<<<',
+                              '  DISPATCH(float, [&] { twice<<<').replace("(x, y, n);\n}", "(x, y, n); }\n}")
+    src = src.replace("(x, y, n); }", "(x, y, n) })")
+    assert [f for f in lint_source(src, "k.cu").findings if f.code == "PA001"]

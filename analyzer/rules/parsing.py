@@ -10,6 +10,8 @@ from . import FileContext, Finding, rule
       What it does
           Reports regions of the file that tree-sitter-cuda could not parse (often macros it
           cannot expand, or code that does not compile). Everything else is still analyzed.
+          A region inside a host function that holds no kernel launch is not reported (a
+          statement macro without `;`, `TORCH_CHECK(...)` say): it hides nothing the analysis reads.
 
       Why is this bad?
           Findings inside the region are missing, so a clean result there means less.
@@ -22,7 +24,15 @@ from . import FileContext, Finding, rule
           or write the qualifiers out where the macro hides them.
       """, scope="file")
 def parse_errors(ctx: FileContext, r):
+    lines = None
     for e in ctx.program.errors:
+        host = next((f for f in ctx.program.functions if f.kind == "host" and f.line < e.line and e.end_line <= f.end_line),
+                    None)
+        if host is not None:
+            lines = lines if lines is not None else ctx.program.source.split(b"\n")
+            text = b"\n".join(lines[e.line - 1:e.end_line])
+            if b"<<<" not in text and b"cudaLaunch" not in text:
+                continue
         span = f"line {e.line}" if e.end_line == e.line else f"lines {e.line}-{e.end_line}"
         yield Finding(r.code, r.name, r.severity, f"{e.message} ({span}) was skipped by the analysis",
                       ctx.program.path, e.line, e.col, "", {"end_line": e.end_line})

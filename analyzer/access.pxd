@@ -33,6 +33,7 @@ cdef class _Walker:
     cpdef size_of(self, type_name)
     cpdef sizeof(self, type_name)
     cpdef local_alias(self, node)
+    cpdef bint _unbound_type(self, type_name) except -1
     cpdef fresh(self, name, line, deps)
     cpdef bound(self, e, name, line)
     cpdef _shared_scalar(self, name)

@@ -672,7 +672,10 @@ class _Walker:
         for prm in kernel.params:
             self.types[prm.name] = prm.type + "*" * prm.pointer
             if prm.pointer:
-                size = program.type_size(prm.type, self.type_args) or 4
+                size = program.type_size(prm.type, self.type_args)
+                if size is None:
+                    size = 4
+                    self._unbound_type(prm.type)
                 self.ptrs[prm.name] = _Ptr(prm.name, ("c", 0), self.resolve(prm.type), size, "global")
             else:
                 self.g.add_node(prm.name)
@@ -736,13 +739,21 @@ class _Walker:
         size = self.size_of(type_name)
         if size:
             return size
-        name = type_name.strip()
-        if name in self.k.template_params and self.k.template_params[name] is None and name not in self.consts:
-            note = f"sizeof({name}) taken as 4 bytes: no launch gives the template's type {name}"
-            if note not in self.out.notes:
-                self.out.notes.append(note)
+        if self._unbound_type(type_name):
             return 4
         return None
+
+    def _unbound_type(self, type_name: str) -> bool:
+        """Whether `type_name` is a template type parameter no launch gives; the first time, a
+        note says its size is taken as 4 bytes (sizeof, and its pointers' elements)."""
+        name = " ".join(type_name.replace("const", " ").replace("volatile", " ").split())
+        if name not in self.k.template_params or self.k.template_params[name] is not None or name in self.consts \
+                or self.size_of(name):
+            return False
+        note = f"template type {name} taken as 4 bytes: no launch in the file gives it"
+        if note not in self.out.notes:
+            self.out.notes.append(note)
+        return True
 
     def fresh(self, name: str, line: int, deps: set[str]) -> Expr:
         """An opaque symbol that stands for a value the walk cannot follow exactly."""

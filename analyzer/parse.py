@@ -456,7 +456,7 @@ def preprocess(src: bytes) -> Preprocessed:
             qualifier_macros.setdefault(m.group(0).decode(), b"")
         _blank(buf, m.start(), m.end())
     shifts: tuple[tuple[int, int], ...] = ()
-    if b"define" in src:
+    if b"define" in src or b"KERNEL_LOOP" in src:
         buf, shifts = _expand_macros(bytes(buf))
         if shifts and tables:
             tables = [(_shifted(shifts, a), _shifted(shifts, b)) for a, b in tables]
@@ -533,12 +533,33 @@ _MACRO_DEPTH = 8            # nested expansions of one invocation (the preproces
 _MACRO_BODY_MAX = 512       # bytes: longer bodies are not expression macros worth inlining
 
 
+# Grid-stride loop macros that frameworks' headers define (Caffe's CUDA_KERNEL_LOOP, copied into
+# mmcv, detectron2, PyTorch and most code descended from them): the header is seldom beside the
+# file, and without it every index in the loop is unknown. Used where the file does not define them.
+_GRID_STRIDE = b"blockIdx.%s * blockDim.%s + threadIdx.%s; %s < (%s); %s += blockDim.%s * gridDim.%s"
+_HEADER_LOOPS: dict[bytes, tuple[list[bytes], bytes, bool]] = {
+    b"CUDA_KERNEL_LOOP": ([b"i", b"n"], b"for (int i = " + _GRID_STRIDE % (b"x", b"x", b"x", b"i", b"n", b"i", b"x", b"x") + b")", True),
+    b"CUDA_1D_KERNEL_LOOP": ([b"i", b"n"], b"for (int i = " + _GRID_STRIDE % (b"x", b"x", b"x", b"i", b"n", b"i", b"x", b"x") + b")", True),
+    b"CUDA_KERNEL_LOOP_TYPE": ([b"i", b"n", b"index_type"],
+                               b"for (index_type i = " + _GRID_STRIDE % (b"x", b"x", b"x", b"i", b"n", b"i", b"x", b"x") + b")", True),
+    b"CUDA_2D_KERNEL_LOOP": ([b"i", b"n", b"j", b"m"],
+                             b"for (size_t i = " + _GRID_STRIDE % (b"x", b"x", b"x", b"i", b"n", b"i", b"x", b"x") + b") "
+                             b"for (size_t j = " + _GRID_STRIDE % (b"y", b"y", b"y", b"j", b"m", b"j", b"y", b"y") + b")", True),
+}
+
+
 def _function_macros(src: bytes) -> dict[bytes, tuple[list[bytes], bytes, bool]]:
     """Function-like macros defined in the file that can be expanded in place: statement headers
     (`#define KERNEL_LOOP(i, n) for (...)`) and expressions (`#define IDX(r, c, ld) ((r) * (ld) + (c))`).
     name -> (parameters, body, whether it is a statement header). A name defined twice with
-    different bodies (under `#if`/`#else`) is left alone: which one holds is not known here."""
+    different bodies (under `#if`/`#else`) is left alone: which one holds is not known here.
+    The headers' grid-stride loop macros (_HEADER_LOOPS) are there too where the file uses one
+    it does not define."""
     macros: dict[bytes, tuple[list[bytes], bytes, bool]] = {}
+    if b"KERNEL_LOOP" in src:
+        for name, entry in _HEADER_LOOPS.items():
+            if re.search(rb"\b" + name + rb"[ \t]*\(", src) and not re.search(rb"#[ \t]*define[ \t]+" + name + rb"\b", src):
+                macros[name] = entry
     ambiguous = set()
     for m in _directives(_FUNC_MACRO, src):
         name = m.group(1)

@@ -13,6 +13,8 @@
   side holds, which GM104 did not see;
 - host code the grammar cannot read (`TORCH_CHECK(...)` without `;`, a namespace behind
   `LIB_NAMESPACE_END`): PA001 reported regions that hide nothing the analysis reads;
+- Caffe's grid-stride loop macro, `CUDA_KERNEL_LOOP(i, n)` (and mmcv's, detectron2's, PyTorch's
+  variants), whose header is seldom beside the file: every index in the loop was unknown;
 - a barrier in a grid-stride loop whose exit test is the same for the whole block
   (`i - threadIdx.x < n`, or a bound that adds the thread's offset as the start does): SY301
   called it divergent.
@@ -82,10 +84,10 @@ def test_sizeof_a_template_type_no_launch_gives_is_taken_as_4_bytes_with_a_note(
     assert k.unknown_accesses == 0
     # 16-byte accesses of consecutive threads: 16 sectors a request, none wasted
     assert k.global_load_sectors_per_request == k.global_load_ideal == 16
-    assert any("sizeof(scalar_t) taken as 4 bytes" in n for n in r.notes)
+    assert any("template type scalar_t taken as 4 bytes" in n for n in r.notes)
     # a launch that gives the type gives its size, and no note
     r = lint_source(PACKED, "k.cu", kernels=["scale_packed<double>"])
-    assert r.kernels[0].unknown_accesses == 0 and not any("sizeof" in n for n in r.notes)
+    assert r.kernels[0].unknown_accesses == 0 and not any("template type" in n for n in r.notes)
 
 
 ALIASED = """__global__ void copy4(const float* in, float* out, int n) {
@@ -241,3 +243,41 @@ def test_an_unreadable_region_with_a_launch_in_it_still_is():
                               '  DISPATCH(float, [&] { twice<<<').replace("(x, y, n);\n}", "(x, y, n); }\n}")
     src = src.replace("(x, y, n); }", "(x, y, n) })")
     assert [f for f in lint_source(src, "k.cu").findings if f.code == "PA001"]
+
+
+HEADER_LOOP = """template <typename Dtype>
+__global__ void relu_forward(const int n, const Dtype* in, Dtype* out, Dtype slope) {
+  CUDA_KERNEL_LOOP(index, n) {
+    out[index] = in[index] > 0 ? in[index] : in[index] * slope;
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("macro, expected", [
+    ("CUDA_KERNEL_LOOP(index, n)", 4),
+    ("CUDA_1D_KERNEL_LOOP(index, n)", 4),
+    ("CUDA_KERNEL_LOOP_TYPE(index, n, int64_t)", 4),
+    # a name no framework uses stays an unknown statement
+    ("MY_OWN_LOOP(index, n)", None),
+])
+def test_a_framework_s_grid_stride_macro_is_its_loop(macro, expected):
+    r = lint_source(HEADER_LOOP.replace("CUDA_KERNEL_LOOP(index, n)", macro), "k.cu")
+    (k,) = r.kernels
+    assert k.global_load_sectors_per_request == expected
+    if expected:
+        ka = r.contexts[0].accesses
+        assert [lp.step is not None for lp in ka.accesses[0].loops] == [True]
+
+
+def test_the_file_s_own_definition_wins_and_2d_loops_nest():
+    own = "#define CUDA_KERNEL_LOOP(i, n) for (int i = threadIdx.x * 32; i < (n); i += 1)\n" + HEADER_LOOP
+    (k,) = lint_source(own, "k.cu").kernels
+    assert k.global_load_sectors_per_request == 32     # lanes 32 elements apart: its loop, not the grid's
+    two_d = """__global__ void add2d(const float* a, float* b, int n, int m) {
+  CUDA_2D_KERNEL_LOOP(i, n, j, m) { b[j * n + i] = a[j * n + i] + 1.0f; }
+}
+"""
+    r = lint_source(two_d, "k.cu")
+    assert len(r.contexts[0].accesses.accesses[0].loops) == 2
+    assert r.kernels[0].global_store_sectors_per_request == 4

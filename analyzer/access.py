@@ -300,6 +300,7 @@ class KernelAccesses:
     local_types: dict[str, str] = field(default_factory=dict)
     graph: DefUseGraph = field(default_factory=DefUseGraph)
     notes: list[str] = field(default_factory=list)
+    exits: list = field(default_factory=list)     # guards an early `return` left (`(c) == 0` after `if (c) return;`)
     uses_double: bool = False
     uses_float: bool = False
     flops_per_thread: int = 0       # arithmetic operators seen, a static count
@@ -821,7 +822,9 @@ class _Walker:
             exits = self.statement(st)
             if exits is not None:
                 # `if (c) return;` guards everything after it with !c
-                self.guards.append(S.binop("==", exits, ("c", 0)) if exits[0] != "?" else exits)
+                g = S.binop("==", exits, ("c", 0)) if exits[0] != "?" else exits
+                self.out.exits.append(g)
+                self.guards.append(g)
                 self.block_rest(children[i + 1:])
                 self.guards.pop()
                 return
@@ -831,7 +834,9 @@ class _Walker:
         for j, st in enumerate(statements):
             exits = self.statement(st)
             if exits is not None:
-                self.guards.append(S.binop("==", exits, ("c", 0)))
+                g = S.binop("==", exits, ("c", 0))
+                self.out.exits.append(g)
+                self.guards.append(g)
                 self.block_rest(statements[j + 1:])
                 self.guards.pop()
                 return

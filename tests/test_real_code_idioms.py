@@ -281,3 +281,25 @@ def test_the_file_s_own_definition_wins_and_2d_loops_nest():
     r = lint_source(two_d, "k.cu")
     assert len(r.contexts[0].accesses.accesses[0].loops) == 2
     assert r.kernels[0].global_store_sectors_per_request == 4
+
+
+EARLY_RETURN = """__global__ void add_partial(int* data, const int* partial, int len) {
+  __shared__ int buf;
+  int id = blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= len) return;
+  if (threadIdx.x == 0) buf = partial[blockIdx.x];
+  __syncthreads();
+  data[id] += buf;
+}
+"""
+
+
+def test_a_barrier_after_an_early_return_says_so():
+    (f,) = [f for f in lint_source(EARLY_RETURN, "k.cu").findings if f.code == "SY301"]
+    assert "after an early return of the threads where" in f.message and "exited threads" in f.message
+    assert "(id >= len)" in f.message or ">= len)" in f.message
+    # a barrier inside the branch itself is the plain case
+    inside = EARLY_RETURN.replace("  if (id >= len) return;\n", "").replace(
+        "  __syncthreads();\n", "  if (id < len) __syncthreads();\n")
+    (g,) = [f for f in lint_source(inside, "k.cu").findings if f.code == "SY301"]
+    assert "is reached only by threads where" in g.message

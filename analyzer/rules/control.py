@@ -14,7 +14,10 @@ _BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", 
       """
       What it does
           Flags block-wide barriers inside `if`s, loops or after early `return`s whose condition
-          depends on the thread (threadIdx, or values derived from it, or per-thread data).
+          depends on the thread (threadIdx, or values derived from it, or per-thread data). A
+          condition that reads the thread but is the same for the whole block is not flagged (a
+          grid-stride loop's `i - threadIdx.x < n`). After an early `return` the message says so:
+          current GPUs count threads that exited as arrived, but CUDA leaves it undefined.
 
       Why is this bad?
           Every thread of the block must reach the same barrier. If some threads skip it the
@@ -34,7 +37,15 @@ def divergent_barrier(ctx: KernelContext, r):
         bad = [g for g in b.guards if ctx.accesses.thread_dependent(g)]
         if bad:
             bad = [g for g in bad if not _same_in_block(g, b.loops, ctx.accesses)]
-        if bad:
+        if bad and all(any(g is e for e in ctx.accesses.exits) for g in bad):
+            # an early return before the barrier: an idiom that runs on current GPUs, which count
+            # exited threads as arrived, and that CUDA still leaves undefined
+            yield ctx.finding(r, b.line, b.col,
+                              f"{b.name}() comes after an early return of the threads where "
+                              f"`{S.to_str(bad[0][2] if bad[0][0] == 'b' else bad[0])[:80]}` holds; CUDA leaves a barrier that some threads of "
+                              f"the block never reach undefined (current GPUs count exited threads as arrived; "
+                              f"guard the work instead of returning)")
+        elif bad:
             yield ctx.finding(r, b.line, b.col,
                               f"{b.name}() is reached only by threads where `{S.to_str(bad[0])[:80]}` holds; "
                               f"threads that skip it leave the block deadlocked or undefined")

@@ -526,8 +526,15 @@ def evaluate(e: Expr, env: Mapping[str, Any], memo: dict | None = None) -> Any:
 Poly = dict  # monomial (sorted tuple of symbol names) -> int coefficient
 
 
-def to_poly(e: Expr) -> Poly | None:
-    """Exact polynomial with integer coefficients, or None (division, loads, calls...)."""
+def to_poly(e: Expr, atom=None) -> Poly | None:
+    """Exact polynomial with integer coefficients, or None (division, loads, calls...).
+
+    atom: a function of a subexpression that names it where it is to be one opaque term (a
+    part that does not depend on the thread, say), else None."""
+    if atom is not None and e[0] != "c":
+        name = atom(e)
+        if name is not None:
+            return {(name,): 1}
     t = e[0]
     if t == "c":
         v = e[1]
@@ -537,16 +544,16 @@ def to_poly(e: Expr) -> Poly | None:
     if t == "s":
         return {(e[1],): 1}
     if t == "u" and e[1] == "-":
-        p = to_poly(e[2])
+        p = to_poly(e[2], atom)
         return None if p is None else {m: -c for m, c in p.items()}
     if t == "b":
         op = e[1]
-        a = to_poly(e[2])
+        a = to_poly(e[2], atom)
         if a is None:
             return None
         if op == "<<" and e[3][0] == "c":
             return _scale(a, 1 << int(e[3][1]))
-        b = to_poly(e[3])
+        b = to_poly(e[3], atom)
         if b is None:
             return None
         if op == "+":

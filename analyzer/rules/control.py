@@ -98,31 +98,11 @@ def _uniform(e: S.Expr, ka) -> bool:
 
 def _poly(e: S.Expr, ka):
     """S.to_poly, where a part that does not read the thread (`T / B`) is one opaque term."""
-    t = e[0]
-    if t == "c":
-        return S.to_poly(e)
-    if t == "s" or not ka.thread_dependent(e):
-        return {(e[1],): 1} if t == "s" else {("#" + S.to_str(e),): 1}
-    if t == "u" and e[1] == "-":
-        p = _poly(e[2], ka)
-        return None if p is None else {m: -c for m, c in p.items()}
-    if t != "b" or e[1] not in ("+", "-", "*"):
-        return None
-    a, b = _poly(e[2], ka), _poly(e[3], ka)
-    if a is None or b is None:
-        return None
-    if e[1] == "*":
-        out: dict = {}
-        for ma, ca in a.items():
-            for mb, cb in b.items():
-                m = tuple(sorted(ma + mb))
-                out[m] = out.get(m, 0) + ca * cb
-        return {m: c for m, c in out.items() if c}
-    sign = 1 if e[1] == "+" else -1
-    out = dict(a)
-    for m, c in b.items():
-        out[m] = out.get(m, 0) + sign * c
-    return {m: c for m, c in out.items() if c}
+    def invariant(x):
+        if ka.thread_dependent(x):
+            return None
+        return x[1] if x[0] == "s" else "#" + S.to_str(x)
+    return S.to_poly(e, invariant)
 
 
 @rule("DV401", "divergent-branch-in-loop", "warning",

@@ -536,15 +536,17 @@ _MACRO_BODY_MAX = 512       # bytes: longer bodies are not expression macros wor
 # Grid-stride loop macros that frameworks' headers define (Caffe's CUDA_KERNEL_LOOP, copied into
 # mmcv, detectron2, PyTorch and most code descended from them): the header is seldom beside the
 # file, and without it every index in the loop is unknown. Used where the file does not define them.
-_GRID_STRIDE = b"blockIdx.%s * blockDim.%s + threadIdx.%s; %s < (%s); %s += blockDim.%s * gridDim.%s"
+def _grid_stride(index_type: bytes, i: bytes, n: bytes, axis: bytes) -> bytes:
+    return b"for (%s %s = blockIdx.%s * blockDim.%s + threadIdx.%s; %s < (%s); %s += blockDim.%s * gridDim.%s)" % (
+        index_type, i, axis, axis, axis, i, n, i, axis, axis)
+
+
 _HEADER_LOOPS: dict[bytes, tuple[list[bytes], bytes, bool]] = {
-    b"CUDA_KERNEL_LOOP": ([b"i", b"n"], b"for (int i = " + _GRID_STRIDE % (b"x", b"x", b"x", b"i", b"n", b"i", b"x", b"x") + b")", True),
-    b"CUDA_1D_KERNEL_LOOP": ([b"i", b"n"], b"for (int i = " + _GRID_STRIDE % (b"x", b"x", b"x", b"i", b"n", b"i", b"x", b"x") + b")", True),
-    b"CUDA_KERNEL_LOOP_TYPE": ([b"i", b"n", b"index_type"],
-                               b"for (index_type i = " + _GRID_STRIDE % (b"x", b"x", b"x", b"i", b"n", b"i", b"x", b"x") + b")", True),
+    b"CUDA_KERNEL_LOOP": ([b"i", b"n"], _grid_stride(b"int", b"i", b"n", b"x"), True),
+    b"CUDA_1D_KERNEL_LOOP": ([b"i", b"n"], _grid_stride(b"int", b"i", b"n", b"x"), True),
+    b"CUDA_KERNEL_LOOP_TYPE": ([b"i", b"n", b"index_type"], _grid_stride(b"index_type", b"i", b"n", b"x"), True),
     b"CUDA_2D_KERNEL_LOOP": ([b"i", b"n", b"j", b"m"],
-                             b"for (size_t i = " + _GRID_STRIDE % (b"x", b"x", b"x", b"i", b"n", b"i", b"x", b"x") + b") "
-                             b"for (size_t j = " + _GRID_STRIDE % (b"y", b"y", b"y", b"j", b"m", b"j", b"y", b"y") + b")", True),
+                             _grid_stride(b"size_t", b"i", b"n", b"x") + b" " + _grid_stride(b"size_t", b"j", b"m", b"y"), True),
 }
 
 

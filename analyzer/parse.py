@@ -531,6 +531,9 @@ _STATEMENT_START = re.compile(rb"(for|while|if)\s*\(")
 _NOT_EXPRESSION = re.compile(rb"^(?:do|return|switch|else|case|goto|break|continue)\b|[;{}#]|^$")
 _MACRO_DEPTH = 8            # nested expansions of one invocation (the preprocessor's own limit is none)
 _MACRO_BODY_MAX = 512       # bytes: longer bodies are not expression macros worth inlining
+# a macro that is one inline-PTX statement (`#define HMMA16816(d0, d1, ...) asm volatile("mma.sync..." : ...)`):
+# expanded, the walker sees the instruction (tensor-core products, ldmatrix)
+_ASM_BODY = re.compile(rb"(?:asm|__asm__)\s*(?:volatile\b|__volatile__\b)?\s*\(")
 
 
 # Grid-stride loop macros that frameworks' headers define (Caffe's CUDA_KERNEL_LOOP, copied into
@@ -572,6 +575,8 @@ def _function_macros(src: bytes) -> dict[bytes, tuple[list[bytes], bytes, bool]]
         if _STATEMENT_START.match(body):
             entry = (params, body, True)
         elif len(body) <= _MACRO_BODY_MAX and not _NOT_EXPRESSION.search(body) and _matching_parens(body):
+            entry = (params, body, False)
+        elif _ASM_BODY.match(body) and len(body) <= 4 * _MACRO_BODY_MAX and _matching_paren(body, body.index(b"(")) == len(body):
             entry = (params, body, False)
         else:
             continue
@@ -640,8 +645,8 @@ def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
 
     A statement header's invocation (`KERNEL_LOOP(i, n) { ... }`) is no C the grammar knows; an
     expression macro's (`out[IDX(x, y, n)]`) is a call of an unknown function to it, which leaves
-    the index unknown. Each expansion is put in the invocation's place on its own line (an
-    invocation whose arguments span lines is left as it is), so line numbers stay exact; only
+    the index unknown. Each expansion is put in the invocation's place on its own line (one whose
+    arguments span lines, on its first line, the others left blank), so line numbers stay exact; only
     columns after it on that line move, and the byte offsets after it: returned with the text as
     (end of the expansion in the new text, new offset minus old offset from there on). Macros in
     an expansion are expanded too (not the one being expanded: the preprocessor's rule).
@@ -681,6 +686,9 @@ def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
         text, end = expansion
         if object_use is not None:      # `IDX(TID, w)`: the geometry macros in its arguments and body
             text = object_use.sub(lambda u: b"(" + objects[u.group("o")] + b")", text)
+        lines = src.count(b"\n", m.start(), end)
+        if lines:   # an invocation over lines: its expansion on the first, the others blank
+            text += b"\n" * lines
         out += src[pos:m.start()] + text
         pos = end
         shifts.append((len(out), len(out) - pos))
@@ -695,12 +703,19 @@ def _invocations(names) -> re.Pattern:
 
 def _expansion(src: bytes, m: re.Match, macros: dict, active: tuple, depth: int) -> tuple[bytes, int] | None:
     """(the expansion of the invocation `m` matched in `src`, the offset past it), or None where it
-    is not expanded (arguments over lines, a wrong argument count, nesting too deep)."""
+    is not expanded (a wrong argument count, nesting too deep, a nested invocation over lines).
+    The arguments of an invocation over lines are read as one line (comments dropped): the caller
+    puts the expansion on the invocation's first line and leaves its other lines blank."""
     end = _matching_paren(src, m.end() - 1)
-    if end < 0 or b"\n" in src[m.end():end] or depth >= _MACRO_DEPTH:
+    if end < 0 or depth >= _MACRO_DEPTH:
         return None
+    inside = src[m.end():end - 1]
+    if b"\n" in inside:
+        if depth:
+            return None
+        inside = _macro_body(inside).replace(b"\n", b" ")
     params, body, _ = macros[m.group(1)]
-    args = _split_args(src[m.end():end - 1])
+    args = _split_args(inside)
     if len(args) != len(params):
         return None
     text = _substitute(body, params, args)

@@ -77,11 +77,13 @@ def test_a_macro_defined_twice_differently_is_left_alone():
     assert _expand_macros(src) == (src, ())
 
 
-def test_an_invocation_over_lines_is_left_alone_and_lines_stay_exact():
-    src = MACROS.replace("in[IDX(y, x, n)]", "in[IDX(y,\n        x, n)]")
+def test_an_invocation_over_lines_is_expanded_on_its_first_line_and_lines_stay_exact():
+    src = MACROS.replace("in[IDX(y, x, n)]", "in[IDX(y,  // row\n        x, n)]")
     text, _ = _expand_macros(src.encode())
-    assert b"IDX(y,\n" in text and text.count(b"\n") == src.count("\n")
+    assert b"IDX(" not in text.split(b"\n", 1)[1] and text.count(b"\n") == src.count("\n")
+    assert text.splitlines()[4].endswith(b"in[((y) * (n) + (x))") and text.splitlines()[5].strip() == b"];"
     r = lint_source(src, "k.cu")
+    assert [(f.code, f.line) for f in r.findings] == [(f.code, f.line) for f in lint_source(MACROS, "k.cu").findings]
     assert [f.line for f in r.findings if f.code == "GM102"] == [5]
 
 

@@ -15,6 +15,9 @@
   `LIB_NAMESPACE_END`): PA001 reported regions that hide nothing the analysis reads;
 - Caffe's grid-stride loop macro, `CUDA_KERNEL_LOOP(i, n)` (and mmcv's, detectron2's, PyTorch's
   variants), whose header is seldom beside the file: every index in the loop was unknown;
+- inline PTX behind a macro, invoked over several lines (`HMMA16816(d0, d1,\n a0, ...)`, the
+  mma.sync of hand-written flash attention): macros over lines were not expanded and asm bodies
+  never were, so the tensor-core products went uncounted;
 - a barrier in a grid-stride loop whose exit test is the same for the whole block
   (`i - threadIdx.x < n`, or a bound that adds the thread's offset as the start does): SY301
   called it divergent.
@@ -303,3 +306,32 @@ def test_a_barrier_after_an_early_return_says_so():
         "  __syncthreads();\n", "  if (id < len) __syncthreads();\n")
     (g,) = [f for f in lint_source(inside, "k.cu").findings if f.code == "SY301"]
     assert "is reached only by threads where" in g.message
+
+
+PTX_MACRO = """#define MMA_M16N8K16(D0, D1, A0, A1, A2, A3, B0, B1, C0, C1)                          \\
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%8, %9};\\n" \\
+                 : "=r"(D0), "=r"(D1)                                                  \\
+                 : "r"(A0), "r"(A1), "r"(A2), "r"(A3), "r"(B0), "r"(B1), "r"(C0), "r"(C1))
+__global__ void tile_mma(const unsigned* a, const unsigned* b, unsigned* c, int k_tiles) {
+  unsigned ra[4], rb[2], rc[2] = {0, 0};
+  for (int k = 0; k < k_tiles; ++k) {
+    for (int i = 0; i < 4; ++i) ra[i] = a[(k * 4 + i) * 32 + threadIdx.x];
+    for (int i = 0; i < 2; ++i) rb[i] = b[(k * 2 + i) * 32 + threadIdx.x];
+    MMA_M16N8K16(rc[0], rc[1],   // accumulate in place
+                 ra[0], ra[1], ra[2], ra[3],
+                 rb[0], rb[1],
+                 rc[0], rc[1]);
+  }
+  c[threadIdx.x * 2] = rc[0];
+  c[threadIdx.x * 2 + 1] = rc[1];
+}
+"""
+
+
+def test_an_inline_ptx_macro_invoked_over_lines_is_its_instruction():
+    r = lint_source(PTX_MACRO, "k.cu")
+    ka = r.contexts[0].accesses
+    assert [(m.macs, m.line) for m in ka.mmas] == [(16 * 8 * 16, 10)]
+    assert len(ka.mmas[0].loops) == 1
+    # every line after the invocation keeps its number
+    assert [a.line for a in ka.accesses if a.kind == "store" and a.space == "global"] == [15, 16]

@@ -42,6 +42,7 @@ cdef class _Walker:
     cpdef run(self)
     cpdef block(self, node)
     cpdef block_rest(self, statements)
+    cpdef after_exit(self, exits, rest)
     cpdef statement(self, st)
     cpdef declaration(self, st)
     cpdef bint _template_declaration(self, node) except -1

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from . import symbolic as S
 from ._records import fast_init
-from .parse import (DOUBLE_TYPES, FIELD, FLOAT_TYPES, WMMA_FRAGMENT, Function, Program, code_children, count,
-                    params_of, type_size)
+from .parse import (DOUBLE_TYPES, FIELD, FLOAT_TYPES, WMMA_FRAGMENT, Function, Program, alias_of, code_children,
+                    count, params_of, type_size)
 from .symbolic import Expr
 from .vectorize import merge_shared, unroll_factor
 
@@ -720,18 +720,9 @@ class _Walker:
     def local_alias(self, node) -> None:
         """`using pack_t = uint4;` / `typedef float4 vec;` in a kernel's body: the name stands for
         the type from here on (the element size of `reinterpret_cast<const pack_t*>(p)[i]`)."""
-        tnode = node.child_by_field_id(F_TYPE)
-        if tnode is None:
-            return
-        target = " ".join(self.text(tnode).replace("const", " ").split())
-        if _KINDS[node.kind_id] == "alias_declaration":
-            names = [node.child_by_field_id(F_NAME)]
-        else:
-            names = [d for d in node.children_by_field_id(F_DECLARATOR)
-                     if _KINDS[d.kind_id] in ("type_identifier", "identifier", "primitive_type")]
-        for n in names:
-            if n is not None:
-                self.type_args[self.text(n)] = target
+        target, names = alias_of(node, self.text)
+        for name in names:
+            self.type_args[name] = target
 
     def sizeof(self, type_name: str) -> int | None:
         """`sizeof(type_name)`; a template's type parameter that no launch gives is taken as 4
@@ -747,7 +738,7 @@ class _Walker:
     def _unbound_type(self, type_name: str) -> bool:
         """Whether `type_name` is a template type parameter no launch gives; the first time, a
         note says its size is taken as 4 bytes (sizeof, and its pointers' elements)."""
-        name = " ".join(type_name.replace("const", " ").replace("volatile", " ").split())
+        name = self.resolve(type_name)
         if name not in self.k.template_params or self.k.template_params[name] is not None or name in self.consts \
                 or self.size_of(name):
             return False
@@ -821,12 +812,7 @@ class _Walker:
             st = children[i]
             exits = self.statement(st)
             if exits is not None:
-                # `if (c) return;` guards everything after it with !c
-                g = S.binop("==", exits, ("c", 0)) if exits[0] != "?" else exits
-                self.out.exits.append(g)
-                self.guards.append(g)
-                self.block_rest(children[i + 1:])
-                self.guards.pop()
+                self.after_exit(exits, children[i + 1:])
                 return
             i += 1
 
@@ -834,12 +820,16 @@ class _Walker:
         for j, st in enumerate(statements):
             exits = self.statement(st)
             if exits is not None:
-                g = S.binop("==", exits, ("c", 0))
-                self.out.exits.append(g)
-                self.guards.append(g)
-                self.block_rest(statements[j + 1:])
-                self.guards.pop()
+                self.after_exit(exits, statements[j + 1:])
                 return
+
+    def after_exit(self, exits: Expr, rest) -> None:
+        """The statements after `if (c) return;`, guarded by !c (an unknown c stays unknown)."""
+        g = S.binop("==", exits, ("c", 0))
+        self.out.exits.append(g)
+        self.guards.append(g)
+        self.block_rest(rest)
+        self.guards.pop()
 
     def statement(self, st) -> Expr | None:
         """Walk one statement; returns the condition of an early exit (`if (c) return;`)."""

@@ -444,13 +444,11 @@ def preprocess(src: bytes) -> Preprocessed:
     if names:
         pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
         for m in pattern.finditer(src):
-            line_start = src.rfind(b"\n", 0, m.start()) + 1
-            if re.match(rb"[ \t]*#", src[line_start:m.start()]):
+            if _in_directive(src, m.start()):
                 continue  # the #define itself
             _blank(buf, m.start(), m.end())
     for m in (_word_starts(_QUALIFIER_SUFFIX, src) if _QUALIFIER_TAIL.search(src) else ()):
-        line_start = src.rfind(b"\n", 0, m.start()) + 1
-        if re.match(rb"[ \t]*#", src[line_start:m.start()]):
+        if _in_directive(src, m.start()):
             continue
         if m.group(0).decode() not in qualifier_macros:
             qualifier_macros.setdefault(m.group(0).decode(), b"")
@@ -465,13 +463,18 @@ def preprocess(src: bytes) -> Preprocessed:
     return Preprocessed(bytes(buf), qualifier_macros, shifts, tuple(tables))
 
 
+def _in_directive(src: bytes, at: int) -> bool:
+    """Whether offset `at` is on a preprocessor line after its `#` (a #define's own name or body)."""
+    line_start = src.rfind(b"\n", 0, at) + 1
+    return re.match(rb"[ \t]*#", src[line_start:at]) is not None
+
+
 def _launch_bounds_macros(src: bytes, buf: bytearray) -> None:
     """`C10_LAUNCH_BOUNDS_2(256, 4)` -> `__launch_bounds__  (256, 4)` in place (the name padded with
     spaces to its length); a name too short for that, or one with no arguments, is blanked with
     its arguments (the kernel is still found, without its bound). Definitions are left alone."""
     for m in _word_starts(_LAUNCH_BOUNDS_MACRO, src):
-        line_start = src.rfind(b"\n", 0, m.start()) + 1
-        if re.match(rb"[ \t]*#", src[line_start:m.start()]):
+        if _in_directive(src, m.start()):
             continue
         paren = m.end()
         while paren < len(src) and src[paren] in b" \t":
@@ -910,6 +913,20 @@ def type_size(name: str, structs: dict[str, int] | None = None) -> int | None:
 
 # ------------------------------------------------------------------ building the model
 
+def alias_of(node, text) -> tuple[str, list[str]]:
+    """(the type, the names given it) of a `using N = T;` or `typedef T N;` node (a file's or a
+    kernel body's); `text(node)` is its source."""
+    tnode = node.child_by_field_id(FIELD.type)
+    if tnode is None:
+        return "", []
+    target = " ".join(text(tnode).replace("const", " ").split())
+    if node.type == "alias_declaration":
+        name = node.child_by_field_id(FIELD.name)
+        return target, [text(name)] if name is not None else []
+    return target, [text(d) for d in node.children_by_field_id(FIELD.declarator)
+                    if d.type in ("type_identifier", "identifier", "primitive_type")]
+
+
 def params_of(plist, text) -> tuple[Param, ...]:
     """The parameters of a parameter_list node (a function's, a lambda's); `text(node)` is its source."""
     out = []
@@ -1081,18 +1098,9 @@ class _Builder:
             self.aliases[self.text(name)] = text  # #define T float4
 
     def _alias(self, node) -> None:
-        tnode = node.child_by_field_id(FIELD.type)
-        if tnode is None:
-            return
-        target = " ".join(self.text(tnode).replace("const", " ").split())
-        if node.type == "alias_declaration":
-            name = node.child_by_field_id(FIELD.name)
-            if name is not None:
-                self.aliases[self.text(name)] = target
-            return
-        for d in node.children_by_field_id(FIELD.declarator):
-            if d.type in ("type_identifier", "identifier", "primitive_type"):
-                self.aliases[self.text(d)] = target
+        target, names = alias_of(node, self.text)
+        for name in names:
+            self.aliases[name] = target
 
     def _template_params(self, node) -> dict[str, int | None]:
         out: dict[str, int | None] = {}

@@ -26,9 +26,7 @@ from . import FileContext, Finding, rule
 def parse_errors(ctx: FileContext, r):
     lines = None
     for e in ctx.program.errors:
-        host = next((f for f in ctx.program.functions if f.kind == "host" and f.line < e.line and e.end_line <= f.end_line),
-                    None)
-        if host is not None:
+        if any(f.kind == "host" and f.line < e.line and e.end_line <= f.end_line for f in ctx.program.functions):
             lines = lines if lines is not None else ctx.program.source.split(b"\n")
             text = b"\n".join(lines[e.line - 1:e.end_line])
             if b"<<<" not in text and b"cudaLaunch" not in text:

@@ -45,6 +45,7 @@ cdef class _Walker:
     cpdef after_exit(self, exits, rest)
     cpdef statement(self, st)
     cpdef declaration(self, st)
+    cpdef bint _macro_barrier(self, node) except -1
     cpdef bint _template_declaration(self, node) except -1
     cpdef if_statement(self, st)
     cpdef _ends_in_exit(self, node)

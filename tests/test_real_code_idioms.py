@@ -20,7 +20,13 @@
   never were, so the tensor-core products went uncounted;
 - a barrier in a grid-stride loop whose exit test is the same for the whole block
   (`i - threadIdx.x < n`, or a bound that adds the thread's offset as the start does): SY301
-  called it divergent.
+  called it divergent;
+- a barrier behind a macro from an unseen header (`SYNC_WARPS;`, code shared with OpenCL): the
+  race check read past it and reported the reads after it;
+- barriers in inline PTX (`bar.sync 0`, named barriers `bar.sync 1, 128`, `bar.arrive`,
+  `mbarrier.try_wait`): the race check read past them too;
+- inline PTX laid out with escapes (`"{\\n\\tld.global.f32 %0, [%1];\\n}"`): the instruction after
+  `\\t` was not recognized, so its access was not counted.
 """
 from __future__ import annotations
 
@@ -335,3 +341,76 @@ def test_an_inline_ptx_macro_invoked_over_lines_is_its_instruction():
     assert len(ka.mmas[0].loops) == 1
     # every line after the invocation keeps its number
     assert [a.line for a in ka.accesses if a.kind == "store" and a.space == "global"] == [15, 16]
+
+
+MACRO_SYNC = """__global__ void pairs(const float* in, float* out) {
+  __shared__ float s[128];
+  int t = threadIdx.x;
+  s[t] = in[blockIdx.x * 128 + t];
+  %s
+  out[blockIdx.x * 128 + t] = s[t ^ 1];
+}
+"""
+
+
+@pytest.mark.parametrize("statement, race", [
+    ("SYNC_WARPS;", False),
+    ("BLOCK_BARRIER();", False),
+    ("syncThreads(0);", False),
+    ("", True),                        # nothing between the write and the read
+    ("NOTIFY_WARPS;", True),           # another macro: no reason to take it as a barrier
+    ("__syncwarp_unknown_x;", True),   # a double-underscore name is a compiler's, not a header macro
+])
+def test_a_barrier_macro_from_an_unseen_header_orders_shared_memory(statement, race):
+    r = lint_source(MACRO_SYNC % statement, "k.cu")
+    assert any(f.code == "SM202" for f in r.findings) == race
+    ka = r.contexts[0].accesses
+    if not race:
+        name = statement.split("(")[0].rstrip(";")
+        assert [b.name for b in ka.barriers] == [name]
+        assert any(name in n and "barrier" in n for n in ka.notes)
+
+
+def test_a_barrier_macro_under_a_branch_is_no_divergent_syncthreads():
+    # SY301 is about __syncthreads; a macro may be a warp barrier, so its branch is left alone
+    src = MACRO_SYNC % "if (t < 64) { SYNC_WARPS; }"
+    assert not any(f.code == "SY301" for f in lint_source(src, "k.cu").findings)
+
+
+def test_a_function_or_variable_of_that_name_is_not_a_barrier():
+    src = MACRO_SYNC.replace("__global__", "__device__ void sync_flag(int) {}\n__global__") % "sync_flag(1);"
+    assert any(f.code == "SM202" for f in lint_source(src, "k.cu").findings)
+
+
+@pytest.mark.parametrize("asm, name", [
+    ('asm volatile("bar.sync 0;" ::: "memory");', "__barrier_sync"),
+    ('asm volatile("barrier.sync.aligned %0;" :: "r"(0));', "__barrier_sync"),
+    ('asm volatile("bar.sync 1, 128;");', "bar.sync"),
+    ('asm volatile("bar.arrive 1, 64;");', "bar.arrive"),
+    ('asm volatile("bar.warp.sync -1;");', "__syncwarp"),
+    ('asm volatile("{\\n\\t.reg .pred p;\\n\\tmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\\n}" '
+     ':: "r"(0), "r"(0));', "mbarrier.try_wait"),
+    ('asm volatile("membar.cta;");', None),      # a fence orders this thread's accesses, not the block's
+])
+def test_a_ptx_barrier_orders_shared_memory(asm, name):
+    r = lint_source(MACRO_SYNC % asm, "k.cu")
+    assert any(f.code == "SM202" for f in r.findings) == (name is None)
+    assert [b.name for b in r.contexts[0].accesses.barriers] == ([name] if name else [])
+
+
+def test_only_a_whole_block_ptx_barrier_under_a_branch_is_divergent():
+    whole = MACRO_SYNC % 'if (t < 64) asm volatile("bar.sync 0;");'
+    named = MACRO_SYNC % 'if (t < 64) asm volatile("bar.sync 1, 64;");'   # warp specialization
+    assert any(f.code == "SY301" for f in lint_source(whole, "k.cu").findings)
+    assert not any(f.code == "SY301" for f in lint_source(named, "k.cu").findings)
+
+
+def test_inline_ptx_after_escaped_layout_is_read():
+    src = """__global__ void k(const float* in, float* out) {
+  float v;
+  asm volatile("{\\n\\tld.global.f32 %0, [%1];\\n}" : "=f"(v) : "l"(in + blockIdx.x * 128 + threadIdx.x * 2));
+  out[blockIdx.x * 128 + threadIdx.x] = v;
+}
+"""
+    loads = [a for a in lint_source(src, "k.cu").contexts[0].accesses.accesses if a.kind == "load"]
+    assert [(a.line, a.space) for a in loads] == [(3, "global")]

@@ -890,6 +890,8 @@ class _Walker:
             self.local_alias(st)
         elif t == "preproc_call" or t == "comment":
             pass
+        elif t == "type_identifier" or t == "identifier":     # `SYNC_WARPS` with no `;`: a macro's name alone
+            self._macro_barrier(st)
         elif t.startswith("preproc_"):
             for c in st.named_children:
                 if _KINDS[c.kind_id].endswith("statement") or _KINDS[c.kind_id] in ("declaration", "compound_statement"):
@@ -897,14 +899,15 @@ class _Walker:
         return None
 
     def _macro_barrier(self, node) -> bool:
-        """`SYNC_WARPS;` or `BLOCK_SYNC();` as a statement, the name defined in a header the
+        """`SYNC_WARPS;` (or with no `;`, its definition holding one) or `BLOCK_SYNC();` as a statement, the name defined in a header the
         analysis does not see: projects wrap `__syncwarp()` / `__syncthreads()` so (openmm, and
         code shared with OpenCL), and the race check must not read past it. Recorded as a barrier
         under the name as written, which the divergence check (block barriers only) leaves alone; a
         note says so. True where it was one."""
         kind = _KINDS[node.kind_id]
-        fn = node.child_by_field_id(F_FUNCTION) if kind == "call_expression" else node if kind == "identifier" else None
-        if fn is None or _KINDS[fn.kind_id] != "identifier":
+        fn = node.child_by_field_id(F_FUNCTION) if kind == "call_expression" else \
+            node if kind == "identifier" or kind == "type_identifier" else None
+        if fn is None or _KINDS[fn.kind_id] not in ("identifier", "type_identifier"):
             return False
         name = self.text(fn)
         if not _MACRO_BARRIER.search(name) or name.startswith("__") or name in self.env or name in self.lambdas \

@@ -293,6 +293,10 @@ _PRAGMA_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]*PRAGMA[A-Z0-9_]*(?:\s*\([^(
 # `TCNN_NAMESPACE_BEGIN` / `CUB_NAMESPACE_END` alone on a line: a namespace's braces behind a
 # header's macro; unknown, the file's end reads as a missing `;`.
 _NAMESPACE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]*(?:NAMESPACE_(?:BEGIN|END|OPEN|CLOSE)|(?:BEGIN|END)_NAMESPACE)[ \t]*;?[ \t]*$", re.M)
+# A statement macro from an unseen header whose definition holds its `;` (`SYNC_WARPS`,
+# `USING_ACCSCALAR_T`), alone on an indented line after a statement: unknown, it reads as the type
+# of a declaration of the next line, which swallows that statement (a launch, a shared store).
+_LONE_MACRO = re.compile(rb"\n[ \t]+([A-Z][A-Z0-9_]{2,}[A-Z0-9])[ \t]*\r?(?=\n)")   # from \n: 4x faster than ^ with re.M
 _PRAGMA_UNROLL = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(?:unroll|nounroll)\b[^\n]*$", re.M)
 # A long initializer of numbers (a generated table of weights or coefficients): nothing the
 # analysis reads, and most of a file's parse time where there is one.
@@ -430,6 +434,8 @@ def preprocess(src: bytes) -> Preprocessed:
             _blank(buf, m.start(2), m.end(2))
     for m in (_NAMESPACE_MACRO.finditer(src) if b"NAMESPACE" in src else ()):
         _blank(buf, m.start(), m.end())
+    for m in _LONE_MACRO.finditer(src):
+        _end_statement_macro(src, buf, m)
     for m in (_directives(_PRAGMA_UNROLL, src) if b"pragma" in src else ()):
         _blank(buf, m.start(), m.end())
     for m in (_PRAGMA_MACRO.finditer(src) if b"PRAGMA" in src else ()):
@@ -461,6 +467,20 @@ def preprocess(src: bytes) -> Preprocessed:
     if not buf.endswith(b"\n"):
         buf += b"\n"  # a final preprocessor line without a newline sets has_error
     return Preprocessed(bytes(buf), qualifier_macros, shifts, tuple(tables))
+
+
+def _end_statement_macro(src: bytes, buf: bytearray, m: re.Match) -> None:
+    """`    NAME` -> `   NAME;` (the name one column left, so offsets keep) where the line before
+    ends a statement or opens a block, the next line starts one (not `(...)` continuing a call, nor
+    an operator continuing an expression), and the file does not define NAME."""
+    start, end = m.start(1), m.end(1)
+    before = src[max(0, m.start() - 400):m.start()].rstrip()
+    after = src[m.end():m.end() + 400].lstrip()
+    if not before or before[-1:] not in (b";", b"{", b"}") or not after or not (after[:1].isalpha() or after[:1] in b"_{}#/"):
+        return
+    if re.search(rb"^[ \t]*#[ \t]*define[ \t]+" + m.group(1) + rb"\b", src, re.M) or buf[start - 1:end] != src[start - 1:end]:
+        return
+    buf[start - 1:end] = m.group(1) + b";"
 
 
 def _in_directive(src: bytes, at: int) -> bool:
@@ -531,6 +551,8 @@ _FUNC_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[
 _OBJECT_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+((?:[^\n]*\\\n)*[^\n]*)$", re.M)
 _GEOMETRY = re.compile(rb"\b(?:threadIdx|blockIdx|blockDim|gridDim|warpSize)\b")
 _STATEMENT_START = re.compile(rb"(for|while|if)\s*\(")
+# an object-like macro for a barrier (`#define SYNC __syncthreads();`): expanded as a statement
+_BARRIER_BODY = re.compile(rb"^(?:__syncthreads(?:_count|_and|_or)?|__syncwarp)[ \t]*\([^;]*\)[ \t]*;?$")
 _NOT_EXPRESSION = re.compile(rb"^(?:do|return|switch|else|case|goto|break|continue)\b|[;{}#]|^$")
 _MACRO_DEPTH = 8            # nested expansions of one invocation (the preprocessor's own limit is none)
 _MACRO_BODY_MAX = 512       # bytes: longer bodies are not expression macros worth inlining
@@ -602,16 +624,22 @@ def _macro_body(raw: bytes) -> bytes:
 def _object_macros(src: bytes, skip) -> dict[bytes, bytes]:
     """Object-like macros defined in the file whose body is an expression of the thread geometry
     (`#define WARPS (blockDim.x / 32)`, `#define TID (blockIdx.x * blockDim.x + threadIdx.x)`):
-    no constant, so without expansion a use is an unknown name (taken for a parameter of 4096).
-    name -> body. Names in `skip` (function-like macros) and names defined twice are left alone."""
+    no constant, so without expansion a use is an unknown name (taken for a parameter of 4096);
+    or a barrier (`#define SYNC __syncthreads()`), which unexpanded orders nothing.
+    name -> the text a use is replaced by (an expression parenthesized, a barrier ending in `;`).
+    Names in `skip` (function-like macros) and names defined twice are left alone."""
     macros: dict[bytes, bytes] = {}
     ambiguous = set()
     for m in _directives(_OBJECT_MACRO, src):
         name = m.group(1)
         body = _macro_body(m.group(2))
-        if name in skip or not _GEOMETRY.search(body) or len(body) > _MACRO_BODY_MAX or \
+        if _BARRIER_BODY.match(body) and name not in skip:
+            body = body.rstrip(b"; \t") + b";"
+        elif name in skip or not _GEOMETRY.search(body) or len(body) > _MACRO_BODY_MAX or \
                 _NOT_EXPRESSION.search(body) or not _matching_parens(body):
             continue
+        else:
+            body = b"(" + body + b")"
         if name in macros and macros[name] != body:
             ambiguous.add(name)
         macros[name] = body
@@ -675,8 +703,8 @@ def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
         if before.lstrip(b" \t").startswith(b"#"):
             continue    # a directive: a #define's own name, a macro used in another's body
         if m.lastgroup == "o":
-            # an object-like macro of the thread geometry: its body, parenthesized, in its place
-            out += src[pos:m.start()] + b"(" + objects[m.group("o")] + b")"
+            # an object-like macro of the thread geometry (or a barrier): its text in its place
+            out += src[pos:m.start()] + objects[m.group("o")]
             pos = m.end()
             shifts.append((len(out), len(out) - pos))
             continue
@@ -688,7 +716,7 @@ def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
             continue
         text, end = expansion
         if object_use is not None:      # `IDX(TID, w)`: the geometry macros in its arguments and body
-            text = object_use.sub(lambda u: b"(" + objects[u.group("o")] + b")", text)
+            text = object_use.sub(lambda u: objects[u.group("o")], text)
         lines = src.count(b"\n", m.start(), end)
         if lines:   # an invocation over lines: its expansion on the first, the others blank
             text += b"\n" * lines

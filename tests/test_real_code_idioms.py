@@ -23,6 +23,9 @@
   called it divergent;
 - a barrier behind a macro from an unseen header (`SYNC_WARPS;`, code shared with OpenCL): the
   race check read past it and reported the reads after it;
+- a statement macro with its `;` inside its unseen definition, alone on a line (`USING_ACCSCALAR_T`,
+  `SYNC_WARPS`): the grammar read it as the type of a declaration of the next line, which swallowed
+  that statement (a kernel launch, a shared store);
 - barriers in inline PTX (`bar.sync 0`, named barriers `bar.sync 1, 128`, `bar.arrive`,
   `mbarrier.try_wait`): the race check read past them too;
 - inline PTX laid out with escapes (`"{\\n\\tld.global.f32 %0, [%1];\\n}"`): the instruction after
@@ -355,6 +358,7 @@ MACRO_SYNC = """__global__ void pairs(const float* in, float* out) {
 
 @pytest.mark.parametrize("statement, race", [
     ("SYNC_WARPS;", False),
+    ("SYNC_WARPS", False),             # no `;`: the header's definition holds it
     ("BLOCK_BARRIER();", False),
     ("syncThreads(0);", False),
     ("", True),                        # nothing between the write and the read
@@ -414,3 +418,52 @@ def test_inline_ptx_after_escaped_layout_is_read():
 """
     loads = [a for a in lint_source(src, "k.cu").contexts[0].accesses.accesses if a.kind == "load"]
     assert [(a.line, a.space) for a in loads] == [(3, "global")]
+
+
+LONE_MACRO_LAUNCH = """__global__ void scale(float* y, const float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.f * x[i];
+}
+void run(float* y, const float* x, int n) {
+  auto body = [&] {
+    using scalar_t = float;
+    USING_ACCSCALAR_T
+    scale<<<(n + 127) / 128, 128>>>(y, x, n);
+  };
+  body();
+}
+"""
+
+
+def test_a_lone_statement_macro_leaves_the_next_statement_readable():
+    r = lint_source(LONE_MACRO_LAUNCH, "k.cu")
+    assert not any(f.code == "PA001" for f in r.findings)
+    assert [(l.kernel, l.block) for l in parse(LONE_MACRO_LAUNCH).launches] == [("scale", (128, 1, 1))]
+    pre = preprocess(LONE_MACRO_LAUNCH.encode())
+    assert len(pre.text) == len(LONE_MACRO_LAUNCH) and pre.text.count(b"\n") == LONE_MACRO_LAUNCH.count("\n")
+    assert b"   USING_ACCSCALAR_T;\n" in pre.text
+
+
+@pytest.mark.parametrize("src", [
+    "void f() {\n  g(a,\n    BLOCK_SIZE\n  );\n}\n",                       # an argument on its own line
+    "void f() {\n  int x = a +\n    OFFSET_X\n    + b;\n}\n",                # an expression continued
+    "void f() {\n  int x = 1;\n  AT_DISPATCH_ALL\n    (t, \"k\", [&] {});\n}\n",  # a call split before its `(`
+    "#define SYNC_ALL __syncthreads();\nvoid f() {\n  int x = 1;\n  SYNC_ALL\n  x++;\n}\n",  # the file defines it
+])
+def test_a_lone_capitalized_name_that_is_no_statement_is_left_alone(src):
+    assert preprocess(src.encode()).text == src.encode()
+
+
+@pytest.mark.parametrize("define, use", [
+    ("#define SYNC_ALL __syncthreads();", "SYNC_ALL"),
+    ("#define SYNC_ALL __syncthreads()", "SYNC_ALL;"),
+    ("#define SYNC_ALL __syncwarp(0xffffffff);", "SYNC_ALL"),
+])
+def test_the_file_s_own_barrier_macro_is_expanded(define, use):
+    src = define + "\n" + MACRO_SYNC % use
+    r = lint_source(src, "k.cu")
+    assert not any(f.code == "SM202" for f in r.findings)
+    ka = r.contexts[0].accesses
+    assert [b.name for b in ka.barriers] == [define.split()[2].split("(")[0]]
+    assert not ka.notes        # expanded, not assumed
+    assert [a.line for a in ka.accesses if a.kind == "store" and a.space == "global"] == [7]

@@ -373,6 +373,25 @@ class _Opaque(Exception):
 _BY_END_START = operator.itemgetter(0, 1)
 
 
+# PTX instructions whose result is a function of their operands alone (no memory, no special
+# register, no other lane's value)
+_PTX_PURE_OPS = frozenset((
+    "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max", "popc", "clz",
+    "bfind", "fns", "brev", "bfe", "bfi", "prmt", "shf", "shl", "shr", "and", "or", "xor", "not", "cnot", "lop3",
+    "mov", "cvt", "setp", "selp", "slct", "set", "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh",
+    "copysign", "testp", "dp4a", "dp2a"))
+_PTX_OP = re.compile(r"(?:^|[;{}\"])\s*(?:@!?%?\w+\s+)?([a-z][a-z0-9_]*)")
+_PTX_SPECIAL = re.compile(r"%(?:tid|ntid|laneid|warpid|nwarpid|ctaid|nctaid|smid|nsmid|gridid|clock|lanemask|globaltimer|pm\d)")
+
+
+def _pure_ptx(code: str) -> bool:
+    """Whether every instruction of an asm statement is arithmetic on its operands."""
+    if _PTX_SPECIAL.search(code):
+        return False
+    ops = _PTX_OP.findall(code)
+    return bool(ops) and all(op in _PTX_PURE_OPS for op in ops)
+
+
 def _ptx_barrier_name(instruction: str, operands: str) -> str:
     """The barrier a PTX barrier instruction is, by the names the checks know: `bar.sync 0` (one
     operand: every thread of the block) is `__barrier_sync`, which SY301 checks like
@@ -414,7 +433,8 @@ _ONCE = frozenset(("expression_statement", "compound_statement", "comma_expressi
 
 # cooperative groups (cooperative_groups.h): what their sync() is, and their ranks and sizes
 # a statement macro of this name from an unseen header is a barrier (Walker._macro_barrier)
-_MACRO_BARRIER = re.compile(r"(?i)sync|barrier")
+# (capitals: a macro; SYNC as a word of it: not CP_ASYNC_WAIT)
+_MACRO_BARRIER = re.compile(r"[A-Z0-9_]*(?:^|_)(?:SYNC|BARRIER)[A-Z0-9_]*")
 _GROUP_BARRIER = {"block": "__syncthreads", "grid": "grid.sync", "tile": "__syncwarp"}
 _GROUP_TYPE = re.compile(r"(?:^|::|\s)(?:(thread_block|this_thread_block\(\))|(grid_group|this_grid\(\))|"
                          r"(?:thread_block_tile|tiled_partition)\s*<\s*(\d+)\s*>(?:\(\))?)\s*$")
@@ -899,9 +919,10 @@ class _Walker:
         return None
 
     def _macro_barrier(self, node) -> bool:
-        """`SYNC_WARPS;` (or with no `;`, its definition holding one) or `BLOCK_SYNC();` as a statement, the name defined in a header the
-        analysis does not see: projects wrap `__syncwarp()` / `__syncthreads()` so (openmm, and
-        code shared with OpenCL), and the race check must not read past it. Recorded as a barrier
+        """`SYNC_WARPS;` (or with no `;`, its definition holding one) or `CTA_SYNC();` as a
+        statement, a macro's name in capitals defined in a header the analysis does not see:
+        projects wrap `__syncwarp()` / `__syncthreads()` so (openmm, code shared with OpenCL, cub),
+        and the race check must not read past it. Recorded as a barrier
         under the name as written, which the divergence check (block barriers only) leaves alone; a
         note says so. True where it was one."""
         kind = _KINDS[node.kind_id]
@@ -910,7 +931,7 @@ class _Walker:
         if fn is None or _KINDS[fn.kind_id] not in ("identifier", "type_identifier"):
             return False
         name = self.text(fn)
-        if not _MACRO_BARRIER.search(name) or name.startswith("__") or name in self.env or name in self.lambdas \
+        if not _MACRO_BARRIER.fullmatch(name) or name in self.env or name in self.lambdas \
                 or self.p.function(name) is not None:
             return False
         if kind == "call_expression":
@@ -2011,17 +2032,25 @@ class _Walker:
                     out.append(op.child_by_field_id(F_VALUE))
         operands, n_out = outputs + inputs, len(outputs)
         line = node.start_point[0] + 1
-        for i, op in enumerate(operands):
-            if op is None:
+        deps = set()
+        for op in inputs:
+            if op is not None:
+                deps |= S.symbols(self.expr(op))
+        pure = _pure_ptx(code)
+        for i, op in enumerate(outputs):
+            if op is None or _KINDS[op.kind_id] != "identifier":
                 continue
-            if i >= n_out:
-                self.expr(op)
-            elif _KINDS[op.kind_id] == "identifier":    # written by the asm: `mov.u32 %0, %laneid;` is the lane
-                if re.search(rf"mov\.[ub]32\s+%{i}\s*,\s*%%?laneid", code):
-                    self.define(self.text(op), _lane(), line)
-                else:
-                    self.g.add_edge("threadIdx.x", "%thread")
-                    self.define(self.text(op), self.fresh("asm", line, {"%thread"}), line)
+            # written by the asm: `mov.u32 %0, %laneid;` is the lane; arithmetic (`bfind`, `prmt`,
+            # `lop3`...) is a function of its inputs (and of an in-out operand's value before);
+            # anything else (loads, shuffles, special registers) differs per thread
+            name = self.text(op)
+            if re.search(rf"mov\.[ub]32\s+%{i}\s*,\s*%%?laneid", code):
+                self.define(name, _lane(), line)
+            elif pure:
+                self.define(name, self.fresh("asm", line, deps | S.symbols(self.expr(op))), line)
+            else:
+                self.g.add_edge("threadIdx.x", "%thread")
+                self.define(name, self.fresh("asm", line, {"%thread"}), line)
         if "mma" in code:
             self._ptx_mma(node, code)
         if "bar" in code:

@@ -26,6 +26,8 @@
 - a statement macro with its `;` inside its unseen definition, alone on a line (`USING_ACCSCALAR_T`,
   `SYNC_WARPS`): the grammar read it as the type of a declaration of the next line, which swallowed
   that statement (a kernel launch, a shared store);
+- inline PTX arithmetic on a uniform value (`bfind.u32` of the length, to round it to a power of
+  two): its result was taken as per-thread, so loops bounded by it were divergent to SY301;
 - barriers in inline PTX (`bar.sync 0`, named barriers `bar.sync 1, 128`, `bar.arrive`,
   `mbarrier.try_wait`): the race check read past them too;
 - inline PTX laid out with escapes (`"{\\n\\tld.global.f32 %0, [%1];\\n}"`): the instruction after
@@ -360,7 +362,11 @@ MACRO_SYNC = """__global__ void pairs(const float* in, float* out) {
     ("SYNC_WARPS;", False),
     ("SYNC_WARPS", False),             # no `;`: the header's definition holds it
     ("BLOCK_BARRIER();", False),
-    ("syncThreads(0);", False),
+    ("CTA_SYNC();", False),
+    ("__SYNC;", False),
+    ("CP_ASYNC_WAIT_ALL();", True),     # an async copy's wait: not a barrier between threads
+    ("syncThreads(0);", True),         # a function, not a macro: what it does is unknown
+    ("memcpy_async(s, in);", True),
     ("", True),                        # nothing between the write and the read
     ("NOTIFY_WARPS;", True),           # another macro: no reason to take it as a barrier
     ("__syncwarp_unknown_x;", True),   # a double-underscore name is a compiler's, not a header macro
@@ -467,3 +473,31 @@ def test_the_file_s_own_barrier_macro_is_expanded(define, use):
     assert [b.name for b in ka.barriers] == [define.split()[2].split("(")[0]]
     assert not ka.notes        # expanded, not assumed
     assert [a.line for a in ka.accesses if a.kind == "store" and a.space == "global"] == [7]
+
+
+ASM_BOUND = """__device__ unsigned highest_bit(unsigned w) {
+  unsigned r;
+  asm volatile(%s);
+  return r;
+}
+__global__ void sweep(float* data, unsigned len) {
+  __shared__ float s[1024];
+  unsigned len2 = 1u << (highest_bit(len - 1u) + 1);
+  for (unsigned k = 2; k <= len2; k <<= 1) {
+    if (threadIdx.x < len2) s[threadIdx.x] = data[threadIdx.x];
+    __syncthreads();
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("asm, divergent", [
+    ('"bfind.u32 %0, %1;" : "=r"(r) : "r"(w)', False),                        # a function of w
+    ('"{\\n\\t.reg .pred p;\\n\\tsetp.ne.u32 p, %1, 0;\\n\\tselp.u32 %0, 31, 0, p;\\n}" : "=r"(r) : "r"(w)', False),
+    ('"bfind.u32 %0, %1;" : "=r"(r) : "r"(w + threadIdx.x)', True),           # its input differs per thread
+    ('"mov.u32 %0, %%laneid;" : "=r"(r)', True),                             # a special register
+    ('"ld.global.u32 %0, [%1];" : "=r"(r) : "l"(data + threadIdx.x)', True),  # memory
+])
+def test_inline_ptx_arithmetic_is_a_function_of_its_inputs(asm, divergent):
+    r = lint_source(ASM_BOUND % asm, "k.cu")
+    assert any(f.code == "SY301" for f in r.findings) == divergent

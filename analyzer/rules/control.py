@@ -42,13 +42,19 @@ def divergent_barrier(ctx: KernelContext, r):
             # exited threads as arrived, and that CUDA still leaves undefined
             yield ctx.finding(r, b.line, b.col,
                               f"{b.name}() comes after an early return of the threads where "
-                              f"`{S.to_str(bad[0][2] if bad[0][0] == 'b' else bad[0])[:80]}` holds; CUDA leaves a barrier that some threads of "
+                              f"`{_readable(bad[0][2] if bad[0][0] == 'b' else bad[0])}` holds; CUDA leaves a barrier that some threads of "
                               f"the block never reach undefined (current GPUs count exited threads as arrived; "
                               f"guard the work instead of returning)")
         elif bad:
             yield ctx.finding(r, b.line, b.col,
-                              f"{b.name}() is reached only by threads where `{S.to_str(bad[0])[:80]}` holds; "
+                              f"{b.name}() is reached only by threads where `{_readable(bad[0])}` holds; "
                               f"threads that skip it leave the block deadlocked or undefined")
+
+
+def _readable(e: S.Expr) -> str:
+    """A condition for a message: values the walk named at their line (`k@106`, `asm@47#2`) by
+    their names alone."""
+    return re.sub(r"@\d+(?:#\d+)?", "", S.to_str(e))[:80]
 
 
 _RELATIONS = frozenset(("<", "<=", ">", ">=", "==", "!="))

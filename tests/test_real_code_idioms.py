@@ -28,6 +28,9 @@
   that statement (a kernel launch, a shared store);
 - inline PTX arithmetic on a uniform value (`bfind.u32` of the length, to round it to a power of
   two): its result was taken as per-thread, so loops bounded by it were divergent to SY301;
+- file-scope code the grammar cannot read that holds no device code (onnxruntime's
+  `SPECIALIZED_IMPL(float)` instantiating a template, Paddle's `PD_REGISTER_KERNEL(...) {...}`):
+  PA001 reported it, though it hides nothing the analysis reads;
 - barriers in inline PTX (`bar.sync 0`, named barriers `bar.sync 1, 128`, `bar.arrive`,
   `mbarrier.try_wait`): the race check read past them too;
 - inline PTX laid out with escapes (`"{\\n\\tld.global.f32 %0, [%1];\\n}"`): the instruction after
@@ -501,3 +504,27 @@ __global__ void sweep(float* data, unsigned len) {
 def test_inline_ptx_arithmetic_is_a_function_of_its_inputs(asm, divergent):
     r = lint_source(ASM_BOUND % asm, "k.cu")
     assert any(f.code == "SY301" for f in r.findings) == divergent
+
+
+FILE_SCOPE = """template <typename T> __global__ void twice(T* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= 2;
+}
+template <typename T> void launch(T* x, int n) { twice<<<(n + 255) / 256, 256>>>(x, n); }
+#define INSTANTIATE(T) template void launch<T>(T*, int);
+INSTANTIATE(float)
+INSTANTIATE(double)
+%s
+"""
+
+
+@pytest.mark.parametrize("extra, reported", [
+    ("", []),                                                      # instantiations: nothing to read
+    ("HIDDEN_KERNEL(256) void scale(float* x, int n) {\n  x[blockIdx.x * blockDim.x + threadIdx.x] *= 2.f;\n}", [9]),
+    ("LAUNCH_ALL(twice<<<1, 32>>>)\nLAUNCH_ALL(x)", [9]),            # a launch in it
+])
+def test_unreadable_file_scope_code_is_reported_only_where_it_hides_device_code(extra, reported):
+    r = lint_source(FILE_SCOPE % extra, "k.cu")
+    regions = [(f.line, f.estimate["end_line"]) for f in r.findings if f.code == "PA001"]
+    # one region for each line expected (the grammar may join it to the unreadable lines before)
+    assert len(regions) == len(reported) and all(a <= line <= b for line, (a, b) in zip(reported, regions))

@@ -1,7 +1,12 @@
 """Code the parser could not read."""
 from __future__ import annotations
 
+import re
+
 from . import FileContext, Finding, rule
+
+# what an unreadable region outside any function must hold to hide something the analysis reads
+_DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|threadIdx|blockIdx|<<<|cudaLaunch")
 
 
 @rule("PA001", "parse-error", "info",
@@ -11,7 +16,10 @@ from . import FileContext, Finding, rule
           Reports regions of the file that tree-sitter-cuda could not parse (often macros it
           cannot expand, or code that does not compile). Everything else is still analyzed.
           A region inside a host function that holds no kernel launch is not reported (a
-          statement macro without `;`, `TORCH_CHECK(...)` say): it hides nothing the analysis reads.
+          statement macro without `;`, `TORCH_CHECK(...)` say), nor one outside every function
+          that holds no launch and no device code (`SPECIALIZED_IMPL(float)` instantiating a
+          template, a framework's `PD_REGISTER_KERNEL(...) {...}`): it hides nothing the
+          analysis reads.
 
       Why is this bad?
           Findings inside the region are missing, so a clean result there means less.
@@ -26,10 +34,15 @@ from . import FileContext, Finding, rule
 def parse_errors(ctx: FileContext, r):
     lines = None
     for e in ctx.program.errors:
-        if any(f.kind == "host" and f.line < e.line and e.end_line <= f.end_line for f in ctx.program.functions):
+        fns = ctx.program.functions
+        if not any(f.kind != "host" and f.line <= e.line and e.end_line <= f.end_line for f in fns):
+            in_host = any(f.kind == "host" and f.line < e.line and e.end_line <= f.end_line for f in fns)
+            # a function whose head is unreadable is read with its body: a kernel behind an
+            # unknown qualifier macro looks like host code, and its body tells
+            end = max([e.end_line] + [f.end_line for f in fns if e.line <= f.line <= e.end_line])
             lines = lines if lines is not None else ctx.program.source.split(b"\n")
-            text = b"\n".join(lines[e.line - 1:e.end_line])
-            if b"<<<" not in text and b"cudaLaunch" not in text:
+            text = b"\n".join(lines[e.line - 1:end])
+            if b"<<<" not in text and b"cudaLaunch" not in text and (in_host or not _DEVICE_CODE.search(text)):
                 continue
         span = f"line {e.line}" if e.end_line == e.line else f"lines {e.line}-{e.end_line}"
         yield Finding(r.code, r.name, r.severity, f"{e.message} ({span}) was skipped by the analysis",

@@ -31,6 +31,10 @@
 - file-scope code the grammar cannot read that holds no device code (onnxruntime's
   `SPECIALIZED_IMPL(float)` instantiating a template, Paddle's `PD_REGISTER_KERNEL(...) {...}`):
   PA001 reported it, though it hides nothing the analysis reads;
+- a work-efficient (Blelloch) scan's up-sweep, `for (d = n >> 1; d > 0; d >>= 1) { __syncthreads();
+  ... temp[bi] += temp[ai]; }`, then `if (tid == 0) temp[n - 1] = 0;`: SM202 took the loop's first
+  iteration's writers for the ones still unordered after it, though each met the next iteration's
+  barrier; only the last iteration's (thread 0 alone) are;
 - barriers in inline PTX (`bar.sync 0`, named barriers `bar.sync 1, 128`, `bar.arrive`,
   `mbarrier.try_wait`): the race check read past them too;
 - inline PTX laid out with escapes (`"{\\n\\tld.global.f32 %0, [%1];\\n}"`): the instruction after
@@ -528,3 +532,32 @@ def test_unreadable_file_scope_code_is_reported_only_where_it_hides_device_code(
     regions = [(f.line, f.estimate["end_line"]) for f in r.findings if f.code == "PA001"]
     # one region for each line expected (the grammar may join it to the unreadable lines before)
     assert len(regions) == len(reported) and all(a <= line <= b for line, (a, b) in zip(reported, regions))
+
+
+UPSWEEP = """#define N 512
+__global__ void scan(const float* in, float* sums) {
+  __shared__ float temp[N];
+  int tid = threadIdx.x;
+  temp[2 * tid] = in[blockIdx.x * N + 2 * tid];
+  temp[2 * tid + 1] = in[blockIdx.x * N + 2 * tid + 1];
+  int offset = 1;
+  for (int d = N >> 1; d > 0; d >>= 1) {
+    __syncthreads();
+    if (tid < d) {
+      int ai = offset * (2 * tid + 1) - 1;
+      int bi = offset * (2 * tid + 2) - 1;
+      temp[bi] += temp[ai];
+    }
+    offset *= 2;
+  }
+  if (tid == %d) sums[blockIdx.x] = temp[N - 1];
+}
+void run(const float* in, float* sums, int blocks) { scan<<<blocks, 256>>>(in, sums); }
+"""
+
+
+@pytest.mark.parametrize("reader, race", [(0, False), (1, True)])
+def test_only_a_loop_s_last_iteration_is_unordered_after_a_barrier_at_its_top(reader, race):
+    # the last iteration (d = 1) has thread 0 write temp[N - 1]: thread 0 may read it, thread 1 not
+    r = lint_source(UPSWEEP % reader, "k.cu")
+    assert [f.line for f in r.findings if f.code == "SM202"] == ([17] if race else [])

@@ -50,15 +50,23 @@ def bank_conflict(ctx: KernelContext, r):
                               ideal_wavefronts_per_request=round(est.ideal_per_request, 3), array=access.array)
 
 
-def _cross_thread(ctx: KernelContext, store, load) -> bool | None:
-    """Does some thread read an element that another thread wrote? None if we cannot tell."""
+def _cross_thread(ctx: KernelContext, store, load, fenced: tuple[int, int] = (0, 0)) -> bool | None:
+    """Does some thread read an element that another thread wrote? None if we cannot tell.
+    Both are evaluated at the first sampled iteration of their loops, except store.loops[a:b]
+    for `fenced` (a, b): those at their last iteration (_last_iteration)."""
     launch = ctx.launch
     env0 = models.thread_env(launch, 1024)
     n = env0["threadIdx.x"].shape[0]
     needed = models.access_symbols(store) | models.access_symbols(load)  # loop bounds too: iterations need them
     env, _ = models.bind_params(env0, launch.args, needed, ctx.param_defaults)
     loops = load.loops if len(load.loops) >= len(store.loops) else store.loops
-    for point, _w in models.iterations(loops, env, 2, [4]):
+    points = models.iterations(loops, env, 2, [4])
+    if fenced[1] > fenced[0]:
+        point = _last_iteration(store.loops, env, *fenced)
+        if point is None:
+            return None
+        points = [(point, 1.0)]
+    for point, _w in points:
         sa = S.evaluate(store.address, point)
         la = S.evaluate(load.address, point)
         if sa is None or la is None:
@@ -79,6 +87,47 @@ def _cross_thread(ctx: KernelContext, store, load) -> bool | None:
                 return True
         return False
     return None
+
+
+_MULTIPLICATIVE = frozenset(("*=", "/=", ">>=", "<<="))
+
+
+def _last_iteration(loops, env: dict, a: int, b: int) -> dict | None:
+    """The environment of the first iteration of loops[:a], the last of loops[a:b] (each in the
+    last of the one around it) and the first of loops[b:]; None where a last iteration is not
+    known: a loop of loops[a:b] that is not multiplicative (`d >>= 1`, walked to its end) or
+    that the walk's cap cut."""
+    for point, _w in models.iterations(loops[:a], env, 2, [4]):
+        env = point
+        break
+    else:
+        return None if a else None
+    for loop in loops[a:b]:
+        if loop.step is None or loop.step[0] not in _MULTIPLICATIVE:
+            return None
+        open_form, samples, _trips, _per_block = models._level(loop, env, 16)
+        if open_form is not None or not samples or len(samples) >= 64:
+            return None
+        env = samples[-1]
+    for point, _w in models.iterations(loops[b:], env, 2, [4]):
+        return point
+    return None
+
+
+def _fenced(barrier, store, load) -> tuple[int, int]:
+    """(a, b): the store's loops store.loops[a:b] hold the barrier before it and not the load, so
+    only their last iteration's store is still unordered when the load runs (each earlier one
+    met that barrier again in the next iteration). (0, 0) where there are none."""
+    if barrier is None:
+        return 0, 0
+    bl, sl, ll = barrier.loops, store.loops, load.loops
+    b = len(bl)
+    if b == 0 or b > len(sl) or any(x is not y for x, y in zip(bl, sl)):
+        return 0, 0
+    a = 0
+    while a < min(len(sl), len(ll)) and sl[a] is ll[a]:
+        a += 1
+    return (a, b) if b > a else (0, 0)
 
 
 @rule("SM202", "shared-race-missing-barrier", "error",
@@ -108,9 +157,11 @@ def _cross_thread(ctx: KernelContext, store, load) -> bool | None:
 def shared_race(ctx: KernelContext, r):
     pending: list = []
     reported = set()
+    barrier = None
     for ev in ctx.accesses.events:
         if ev.kind == "barrier":
             pending.clear()
+            barrier = ev.item
             continue
         acc = ev.item
         if acc.kind in ("store", "atomic"):
@@ -121,7 +172,7 @@ def shared_race(ctx: KernelContext, r):
                 continue
             if acc.kind == "atomic" or st.kind == "atomic":
                 continue
-            if _cross_thread(ctx, st, acc):
+            if _cross_thread(ctx, st, acc, _fenced(barrier, st, acc)):
                 reported.add((acc.line, st.line))
                 yield ctx.finding(r, acc.line, acc.col,
                                   f"shared read `{acc.text}` may see another thread's write at line {st.line} "

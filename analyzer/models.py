@@ -432,6 +432,18 @@ def iterations(loops: tuple[Loop, ...], env: dict, max_iters: int, budget: list[
     yield from PointCache()._points(loops, 0, env, max_iters, budget)
 
 
+def last_iteration(loop: Loop, env: dict, cap: int = 64) -> dict | None:
+    """The environment of a multiplicative loop's last iteration (`d >>= 1`, walked to its end),
+    or None: an additive loop (sampled, not walked), one without a closed form, one that does not
+    run, one longer than `cap` iterations."""
+    if loop.step is None or loop.step[0] in ("+=", "-="):
+        return None
+    open_form, samples, _trips, _per_block = _level(loop, env, cap // 4)
+    if open_form is not None or not samples or len(samples) >= cap:
+        return None
+    return samples[-1]
+
+
 def _spread(inner: list, weight: float, iterations: float, starved: int) -> list[tuple[dict, float]]:
     """The points of a loop level's samples, each sample's inner points weighted by `weight` (the
     iterations a sample stands for; `iterations` in all). The `starved` samples the budget left

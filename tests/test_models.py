@@ -387,3 +387,19 @@ def test_warp_requests_of_a_data_dependent_access(kernel, grid, args, expected):
     assert ctx.unknown_requests == [None, pytest.approx(expected)]
     # the count is the one an estimate gives an access with a known address under the same guards
     assert load_e.requests == pytest.approx(expected)
+
+
+def test_last_iteration_of_a_multiplicative_loop_and_none_where_unknown():
+    src = """__global__ void k(float* x, int n) {
+  for (int d = 256; d > 0; d >>= 1) x[d] = 0;
+  for (int i = 0; i < n; i++) x[i] = 1;
+  for (int s = 1; s < (1 << 20); s <<= 1) x[s] = 2;
+}"""
+    p = parse(src)
+    ka = analyze(p, p.function("k"))
+    halving, counting, doubling = (a.loops[0] for a in ka.accesses)
+    env = {"n": 100}
+    assert models.last_iteration(halving, env)[halving.var] == 1       # 256, 128, ..., 1
+    assert models.last_iteration(counting, env) is None          # additive loops are sampled, not walked
+    assert models.last_iteration(doubling, env, cap=8) is None   # longer than the cap
+    assert models.last_iteration(doubling, env)[doubling.var] == 1 << 19

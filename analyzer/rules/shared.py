@@ -89,26 +89,19 @@ def _cross_thread(ctx: KernelContext, store, load, fenced: tuple[int, int] = (0,
     return None
 
 
-_MULTIPLICATIVE = frozenset(("*=", "/=", ">>=", "<<="))
-
-
 def _last_iteration(loops, env: dict, a: int, b: int) -> dict | None:
     """The environment of the first iteration of loops[:a], the last of loops[a:b] (each in the
     last of the one around it) and the first of loops[b:]; None where a last iteration is not
-    known: a loop of loops[a:b] that is not multiplicative (`d >>= 1`, walked to its end) or
-    that the walk's cap cut."""
+    known (models.last_iteration) or a loop does not run."""
     for point, _w in models.iterations(loops[:a], env, 2, [4]):
         env = point
         break
     else:
-        return None if a else None
+        return None
     for loop in loops[a:b]:
-        if loop.step is None or loop.step[0] not in _MULTIPLICATIVE:
+        env = models.last_iteration(loop, env)
+        if env is None:
             return None
-        open_form, samples, _trips, _per_block = models._level(loop, env, 16)
-        if open_form is not None or not samples or len(samples) >= 64:
-            return None
-        env = samples[-1]
     for point, _w in models.iterations(loops[b:], env, 2, [4]):
         return point
     return None

@@ -733,7 +733,7 @@ class _Walker:
         """A node's text as the file has it: a use of a macro the pre-pass expanded is quoted as
         written (`out[IDX(x, y, n)]`), not as expanded."""
         p = self.p
-        if not p.shifts:
+        if not p.shifts or p.invocation_at(node.start_byte) is not None:   # inside a macro's body: as expanded
             return self.text(node)
         start, end = p.original_offset(node.start_byte), p.original_offset(node.end_byte)
         if end <= start:

@@ -223,9 +223,9 @@ class Program:
     _ascii: str | None = field(default=None, repr=False, compare=False)
     # the file as written (what a compiler must see: the pre-pass blanks code tree-sitter cannot
     # read), and where the pre-pass moved offsets: (end of a macro expansion in `source`,
-    # how far later offsets of `source` lie past those of `original`)
+    # how far later offsets of `source` lie past those of `original`, its start in `source`)
     original: bytes | None = field(default=None, repr=False, compare=False)   # None: `source`
-    shifts: tuple[tuple[int, int], ...] = field(default=(), repr=False, compare=False)
+    shifts: tuple[tuple[int, int, int], ...] = field(default=(), repr=False, compare=False)
     instantiations: list[Instantiation] = field(default_factory=list)   # in source order
 
     def __post_init__(self) -> None:
@@ -251,6 +251,14 @@ class Program:
         """A byte offset of `source` in `original` (not inside an expanded macro)."""
         return _original_offset(self.shifts, offset)
 
+    def invocation_at(self, offset: int) -> int | None:
+        """The offset in `original` of the macro invocation whose expansion holds this offset of
+        `source`, or None where no expansion does."""
+        i = bisect.bisect_right(self.shifts, (offset, math.inf))
+        if i < len(self.shifts) and self.shifts[i][2] <= offset:
+            return self.shifts[i][2] - (self.shifts[i - 1][1] if i else 0)
+        return None
+
     def original_column(self, line: int, col: int) -> int:
         """The 1-based column in `original` of a position of `source` (a finding's): the same
         line, its column moved back over the macro expansions before it on that line."""
@@ -267,7 +275,10 @@ class Program:
         if line > len(starts):
             return col
         start = starts[line - 1]
-        return _original_offset(self.shifts, start + col - 1) - _original_offset(self.shifts, start) + 1
+        at = start + col - 1
+        inside = self.invocation_at(at)      # a node of a macro's expansion: the invocation's column
+        return (inside if inside is not None else _original_offset(self.shifts, at)) - \
+            _original_offset(self.shifts, start) + 1
 
     @property
     def kernels(self) -> list[Function]:
@@ -407,7 +418,7 @@ def _matching_paren(buf: bytes, open_at: int) -> int:
 class Preprocessed(NamedTuple):
     text: bytes                               # what tree-sitter parses
     qualifier_macros: dict[str, bytes]        # blanked qualifier macros: name -> expansion
-    shifts: tuple[tuple[int, int], ...]       # offset shifts of expanded macros (Program.shifts)
+    shifts: tuple[tuple[int, int, int], ...]  # offset shifts of expanded macros (Program.shifts)
     tables: tuple[tuple[int, int], ...]       # blanked number tables (offsets in `text`): not parsed
 
 
@@ -459,7 +470,7 @@ def preprocess(src: bytes) -> Preprocessed:
         if m.group(0).decode() not in qualifier_macros:
             qualifier_macros.setdefault(m.group(0).decode(), b"")
         _blank(buf, m.start(), m.end())
-    shifts: tuple[tuple[int, int], ...] = ()
+    shifts: tuple[tuple[int, int, int], ...] = ()
     if b"define" in src or b"KERNEL_LOOP" in src:
         buf, shifts = _expand_macros(bytes(buf))
         if shifts and tables:
@@ -507,17 +518,17 @@ def _launch_bounds_macros(src: bytes, buf: bytearray) -> None:
         _blank(buf, m.start(), end if end > 0 else m.end())
 
 
-def _original_offset(shifts: tuple[tuple[int, int], ...], offset: int) -> int:
+def _original_offset(shifts: tuple[tuple[int, int, int], ...], offset: int) -> int:
     """An offset of the text after macro expansion in the text before it."""
     i = bisect.bisect_right(shifts, (offset, math.inf))
     return offset - shifts[i - 1][1] if i else offset
 
 
-def _shifted(shifts: tuple[tuple[int, int], ...], offset: int) -> int:
+def _shifted(shifts: tuple[tuple[int, int, int], ...], offset: int) -> int:
     """An offset of the text before macro expansion in the text after it (the inverse of
     Program.original_offset)."""
     delta = 0
-    for end, d in shifts:
+    for end, d, _start in shifts:
         if end - d > offset:
             break
         delta = d
@@ -704,9 +715,11 @@ def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
             continue    # a directive: a #define's own name, a macro used in another's body
         if m.lastgroup == "o":
             # an object-like macro of the thread geometry (or a barrier): its text in its place
-            out += src[pos:m.start()] + objects[m.group("o")]
+            out += src[pos:m.start()]
+            start = len(out)
+            out += objects[m.group("o")]
             pos = m.end()
-            shifts.append((len(out), len(out) - pos))
+            shifts.append((len(out), len(out) - pos, start))
             continue
         params, _, statement = macros[m.group(1)]
         if statement and before.strip(b" \t"):
@@ -720,9 +733,11 @@ def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
         lines = src.count(b"\n", m.start(), end)
         if lines:   # an invocation over lines: its expansion on the first, the others blank
             text += b"\n" * lines
-        out += src[pos:m.start()] + text
+        out += src[pos:m.start()]
+        start = len(out)
+        out += text
         pos = end
-        shifts.append((len(out), len(out) - pos))
+        shifts.append((len(out), len(out) - pos, start))
     out += src[pos:]
     return bytes(out), tuple(shifts)
 
@@ -1002,7 +1017,7 @@ def parse(source: bytes | str, path: str = "<string>", known: "Program | None" =
 
 class _Builder:
     def __init__(self, src: bytes, path: str, qualifier_macros: dict[str, bytes], original: bytes,
-                 shifts: tuple[tuple[int, int], ...] = ()):
+                 shifts: tuple[tuple[int, int, int], ...] = ()):
         self.src = src
         self.original = original
         self.shifts = shifts

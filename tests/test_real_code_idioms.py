@@ -35,6 +35,9 @@
   ... temp[bi] += temp[ai]; }`, then `if (tid == 0) temp[n - 1] = 0;`: SM202 took the loop's first
   iteration's writers for the ones still unordered after it, though each met the next iteration's
   barrier; only the last iteration's (thread 0 alone) are;
+- an access inside a statement macro's expansion (gromacs' `DO_FSPLINE(4);`, a loop over a strided
+  array): its finding quoted whatever followed the invocation in the file (a comment's words) at a
+  column past the line's end; now the access as expanded, at the invocation's column;
 - barriers in inline PTX (`bar.sync 0`, named barriers `bar.sync 1, 128`, `bar.arrive`,
   `mbarrier.try_wait`): the race check read past them too;
 - inline PTX laid out with escapes (`"{\\n\\tld.global.f32 %0, [%1];\\n}"`): the instruction after
@@ -561,3 +564,22 @@ def test_only_a_loop_s_last_iteration_is_unordered_after_a_barrier_at_its_top(re
     # the last iteration (d = 1) has thread 0 write temp[N - 1]: thread 0 may read it, thread 1 not
     r = lint_source(UPSWEEP % reader, "k.cu")
     assert [f.line for f in r.findings if f.code == "SM202"] == ([17] if race else [])
+
+
+MACRO_BODY = """#define SUM_ROW(k) for (int j = 0; j < (k); j++) acc += w[i * (k) + j]
+__global__ void rows(const float* w, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.f;
+  if (i < n) {
+    SUM_ROW(16);  /* a comment after the invocation, longer than the invocation itself */
+    out[i] = acc;
+  }
+}
+"""
+
+
+def test_a_finding_inside_a_macro_s_expansion_points_at_the_invocation():
+    r = lint_source(MACRO_BODY, "k.cu")
+    f = next(f for f in r.findings if f.code == "GM101")
+    assert (f.line, f.col) == (6, 5)
+    assert "`w[i * (16) + j]`" in f.message

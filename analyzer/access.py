@@ -57,6 +57,9 @@ _PTX_CP_ASYNC = re.compile(r"\bcp\.async\.c[ag]\.shared(?:::cta)?\.global(?:\.[\
 _PTX_BARRIER = re.compile(r"\b(bar\.warp\.sync|mbarrier\.(?:try_wait|test_wait)|barrier\.cluster\.wait|"
                           r"(?:bar|barrier)(?:\.cta)?\.(?:sync|arrive|red))((?:\.[\w:]+)*)\s+([^;\"\\]*)")
 _CVTA_SHARED = ("__cvta_generic_to_shared", "cvta_to_shared_u32", "__cvta_generic_to_shared_u32")
+# a statement macro of this name from an unseen header is a barrier (_Walker._macro_barrier):
+# capitals (a macro) with SYNC or BARRIER as a word of it (not CP_ASYNC_WAIT)
+_MACRO_BARRIER = re.compile(r"[A-Z0-9_]*(?:^|_)(?:SYNC|BARRIER)[A-Z0-9_]*")
 _BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp",
              "sync", "__barrier_sync"}
 _BUILTIN_FIELDS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
@@ -432,9 +435,6 @@ _ONCE = frozenset(("expression_statement", "compound_statement", "comma_expressi
 
 
 # cooperative groups (cooperative_groups.h): what their sync() is, and their ranks and sizes
-# a statement macro of this name from an unseen header is a barrier (Walker._macro_barrier)
-# (capitals: a macro; SYNC as a word of it: not CP_ASYNC_WAIT)
-_MACRO_BARRIER = re.compile(r"[A-Z0-9_]*(?:^|_)(?:SYNC|BARRIER)[A-Z0-9_]*")
 _GROUP_BARRIER = {"block": "__syncthreads", "grid": "grid.sync", "tile": "__syncwarp"}
 _GROUP_TYPE = re.compile(r"(?:^|::|\s)(?:(thread_block|this_thread_block\(\))|(grid_group|this_grid\(\))|"
                          r"(?:thread_block_tile|tiled_partition)\s*<\s*(\d+)\s*>(?:\(\))?)\s*$")
@@ -731,9 +731,13 @@ class _Walker:
 
     def written(self, node) -> str:
         """A node's text as the file has it: a use of a macro the pre-pass expanded is quoted as
-        written (`out[IDX(x, y, n)]`), not as expanded."""
+        written (`out[IDX(x, y, n)]`), not as expanded; a part of an expansion (an access in a
+        statement macro's loop) as expanded, as the file has no text of its own for it."""
         p = self.p
-        if not p.shifts or p.invocation_at(node.start_byte) is not None:   # inside a macro's body: as expanded
+        if not p.shifts:
+            return self.text(node)
+        inside = p.expansion_at(node.start_byte)
+        if inside is not None and (node.start_byte != inside[0] or node.end_byte < inside[1]):
             return self.text(node)
         start, end = p.original_offset(node.start_byte), p.original_offset(node.end_byte)
         if end <= start:
@@ -922,9 +926,9 @@ class _Walker:
         """`SYNC_WARPS;` (or with no `;`, its definition holding one) or `CTA_SYNC();` as a
         statement, a macro's name in capitals defined in a header the analysis does not see:
         projects wrap `__syncwarp()` / `__syncthreads()` so (openmm, code shared with OpenCL, cub),
-        and the race check must not read past it. Recorded as a barrier
-        under the name as written, which the divergence check (block barriers only) leaves alone; a
-        note says so. True where it was one."""
+        and the race check must not read past it. Recorded as a barrier under the name as
+        written, which the divergence check (block barriers only) leaves alone; a note says so.
+        True where it was one."""
         kind = _KINDS[node.kind_id]
         fn = node.child_by_field_id(F_FUNCTION) if kind == "call_expression" else \
             node if kind == "identifier" or kind == "type_identifier" else None

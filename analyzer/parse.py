@@ -251,12 +251,13 @@ class Program:
         """A byte offset of `source` in `original` (not inside an expanded macro)."""
         return _original_offset(self.shifts, offset)
 
-    def invocation_at(self, offset: int) -> int | None:
-        """The offset in `original` of the macro invocation whose expansion holds this offset of
-        `source`, or None where no expansion does."""
+    def expansion_at(self, offset: int) -> tuple[int, int, int] | None:
+        """(start, end) in `source` of the macro expansion that holds this offset of `source`, and
+        the invocation's offset in `original`; None where no expansion does."""
         i = bisect.bisect_right(self.shifts, (offset, math.inf))
         if i < len(self.shifts) and self.shifts[i][2] <= offset:
-            return self.shifts[i][2] - (self.shifts[i - 1][1] if i else 0)
+            end, _delta, start = self.shifts[i]
+            return start, end, start - (self.shifts[i - 1][1] if i else 0)
         return None
 
     def original_column(self, line: int, col: int) -> int:
@@ -276,8 +277,8 @@ class Program:
             return col
         start = starts[line - 1]
         at = start + col - 1
-        inside = self.invocation_at(at)      # a node of a macro's expansion: the invocation's column
-        return (inside if inside is not None else _original_offset(self.shifts, at)) - \
+        inside = self.expansion_at(at)      # in a macro's expansion: the invocation's column
+        return (inside[2] if inside is not None else _original_offset(self.shifts, at)) - \
             _original_offset(self.shifts, start) + 1
 
     @property
@@ -681,7 +682,7 @@ def _substitute(body: bytes, params: list[bytes], args: list[bytes]) -> bytes:
     return pattern.sub(lambda m: table[m.group(0)], body)
 
 
-def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int], ...]]:
+def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int, int], ...]]:
     """Expand the function-like macros defined in the file (`_function_macros`) at their uses,
     and the object-like ones of the thread geometry (`_object_macros`: `TID`, `WARPS_PER_BLOCK`).
 

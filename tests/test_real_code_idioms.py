@@ -583,3 +583,14 @@ def test_a_finding_inside_a_macro_s_expansion_points_at_the_invocation():
     f = next(f for f in r.findings if f.code == "GM101")
     assert (f.line, f.col) == (6, 5)
     assert "`w[i * (16) + j]`" in f.message
+
+
+def test_an_access_that_is_a_whole_macro_use_is_still_quoted_as_written():
+    src = """#define AT(i) x[(i) * 2]
+__global__ void k(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) AT(i) = 0.f;
+}
+"""
+    f = next(f for f in lint_source(src, "k.cu").findings if f.code == "GM102")
+    assert (f.line, f.col) == (4, 14) and "`AT(i)`" in f.message

@@ -183,6 +183,9 @@ class Launch:
     # the block's dimensions where some are constants and others not (`dim3 b(1, BLOCK_SIZE, 1)`
     # with BLOCK_SIZE from a header): None each unknown; () where block is known or nothing is
     block_dims: tuple[int | None, ...] = ()
+    # every grid dimension a floor division (`dim3 grid(w / threads.x, h / threads.y)`): the grid
+    # covers no more threads than the data, so no last block overhangs it
+    grid_exact: bool = False
 
 
 @fast_init
@@ -557,6 +560,8 @@ def _parse_tree(text: bytes, tables: tuple[tuple[int, int], ...]):
     return own.parse(text)
 
 
+# `n / 256`, `dimsB.x / threads.x`, `t.size(0) / BLOCK`: a grid dimension that rounds down
+_FLOOR_DIVISION = re.compile(r"\(?\s*[A-Za-z_][\w.\->\[\]()]*\s*/\s*[A-Za-z_0-9][\w.\->\[\]]*\s*\)?")
 _FUNC_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[ \t]*((?:[^\n]*\\\n)*[^\n]*)$", re.M)
 
 
@@ -1034,6 +1039,7 @@ class _Builder:
         self.fields: dict[str, dict[str, tuple[int, str]]] = {}
         self.aliases: dict[str, str] = {}
         self.dim3_vars: dict[str, tuple[int | None, ...]] = {}   # None: a dimension no constant decides
+        self.dim3_texts: dict[str, tuple[str, ...]] = {}          # a dim3 local's arguments as written
         # host code's local constants (`const int threads = 256;`), for the launch sites after them
         self.launch_consts: dict[str, int | float] = {}
         self.ascii = src.decode("ascii") if src.isascii() else None   # as Program._ascii: see text
@@ -1209,6 +1215,7 @@ class _Builder:
                 name = decl.child_by_field_id(FIELD.declarator)
                 params = decl.child_by_field_id(FIELD.parameters)
                 if name is not None and params is not None:
+                    self.dim3_texts[self.text(name)] = tuple(self.text(p) for p in code_children(params))
                     vals = [count(eval_constant(self.text(p), self._launch_known()), 1, 1 << 31) for p in code_children(params)]
                     if vals and len(vals) <= 3 and any(v is not None for v in vals):
                         # None where a dimension is unknown: _dims takes only whole shapes
@@ -1219,6 +1226,7 @@ class _Builder:
                 value = decl.child_by_field_id(FIELD.value)
                 if inner is not None and inner.type == "identifier" and value is not None:
                     if base == "dim3" and value.type == "argument_list":
+                        self.dim3_texts[self.text(inner)] = tuple(self.text(a) for a in code_children(value))
                         dims = self._dims_from_args(value, partial=True)
                         if dims:
                             self.dim3_vars[self.text(inner)] = dims
@@ -1399,7 +1407,7 @@ class _Builder:
         partial = self._dims(parts[1], partial=True) if block is None and len(parts) > 1 else None
         self.launches.append(Launch(name.split("::")[-1], targs, grid, block, smem, l0 + 1, c0 + 1,
                                     self.text(parts[0]) if parts else "", self.text(parts[1]) if len(parts) > 1 else "",
-                                    args, partial or ()))
+                                    args, partial or (), bool(parts) and self._grid_exact(parts[0])))
 
     def _api_launch(self, node) -> None:
         """`cudaLaunchKernel((const void*)k<128>, grid, block, args, smem, stream)` (also the
@@ -1420,7 +1428,8 @@ class _Builder:
         block = self._dims(parts[2])
         partial = self._dims(parts[2], partial=True) if block is None else None
         self.launches.append(Launch(name.split("::")[-1], targs, self._dims(parts[1]), block,
-                                    smem, l0 + 1, c0 + 1, self.text(parts[1]), self.text(parts[2]), (), partial or ()))
+                                    smem, l0 + 1, c0 + 1, self.text(parts[1]), self.text(parts[2]), (), partial or (),
+                                    self._grid_exact(parts[1])))
 
     def _local_value(self, text: str) -> str:
         """A template argument as the file's scope reads it: the value where host code's local
@@ -1431,6 +1440,17 @@ class _Builder:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v):
             return text
         return str(int(v))
+
+    def _grid_exact(self, node) -> bool:
+        """Whether each dimension of a launch's grid is a floor division as written (`n / 256`,
+        `dim3 grid(w / threads.x, h / threads.y)`), not a rounded-up one (`(n + 255) / 256`)."""
+        if node.type == "identifier":
+            texts = self.dim3_texts.get(self.text(node))
+        elif node.type == "call_expression" and self.text(node.child_by_field_id(FIELD.function) or node) == "dim3":
+            texts = tuple(self.text(a) for a in code_children(node.child_by_field_id(FIELD.arguments)))
+        else:
+            texts = (self.text(node),)
+        return bool(texts) and all(_FLOOR_DIVISION.fullmatch(t.strip()) for t in texts)
 
     def _dims(self, node, partial: bool = False) -> tuple | None:
         """A launch's grid or block shape where constants decide it; with `partial`, also one

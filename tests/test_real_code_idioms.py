@@ -38,6 +38,9 @@
 - an access inside a statement macro's expansion (gromacs' `DO_FSPLINE(4);`, a loop over a strided
   array): its finding quoted whatever followed the invocation in the file (a comment's words) at a
   column past the line's end; now the access as expanded, at the invocation's column;
+- a kernel without a bounds check launched on a grid that rounds down (cuda-samples' matrixMul:
+  `dim3 grid(dimsB.x / threads.x, dimsA.y / threads.y)`): GM104 warned of an overhanging last
+  block that this grid cannot have;
 - barriers in inline PTX (`bar.sync 0`, named barriers `bar.sync 1, 128`, `bar.arrive`,
   `mbarrier.try_wait`): the race check read past them too;
 - inline PTX laid out with escapes (`"{\\n\\tld.global.f32 %0, [%1];\\n}"`): the instruction after
@@ -594,3 +597,26 @@ __global__ void k(float* x, int n) {
 """
     f = next(f for f in lint_source(src, "k.cu").findings if f.code == "GM102")
     assert (f.line, f.col) == (4, 14) and "`AT(i)`" in f.message
+
+
+EXACT_GRID = """__global__ void twice(float* y, const float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  y[i] = 2.f * x[i];
+}
+void run(float* y, const float* x, int n, int w) {
+  %s
+}
+"""
+
+
+@pytest.mark.parametrize("host, warned", [
+    ("dim3 threads(256);\n  dim3 grid(n / threads.x);\n  twice<<<grid, threads>>>(y, x, n);", False),
+    ("twice<<<n / 256, 256>>>(y, x, n);", False),
+    ("twice<<<dim3(n / 256), 256>>>(y, x, n);", False),
+    ("twice<<<(n + 255) / 256, 256>>>(y, x, n);", True),                     # rounded up: overhangs
+    ("twice<<<n / 256, 256>>>(y, x, n);\n  twice<<<(w + 255) / 256, 256>>>(y, x, w);", True),
+    ("", True),                                                               # no launch in the file
+])
+def test_a_grid_that_rounds_down_has_no_overhanging_block(host, warned):
+    r = lint_source(EXACT_GRID % host, "k.cu")
+    assert any(f.code == "GM104" for f in r.findings) == warned

@@ -57,6 +57,10 @@ _PTX_CP_ASYNC = re.compile(r"\bcp\.async\.c[ag]\.shared(?:::cta)?\.global(?:\.[\
 _PTX_BARRIER = re.compile(r"\b(bar\.warp\.sync|mbarrier\.(?:try_wait|test_wait)|barrier\.cluster\.wait|"
                           r"(?:bar|barrier)(?:\.cta)?\.(?:sync|arrive|red))((?:\.[\w:]+)*)\s+([^;\"\\]*)")
 _CVTA_SHARED = ("__cvta_generic_to_shared", "cvta_to_shared_u32", "__cvta_generic_to_shared_u32")
+# arithmetic a floating literal may sit in; numbers alone in it (`1.0 / 3`) are folded by the compiler
+_CONSTANT_ARITHMETIC = frozenset(("binary_expression", "parenthesized_expression", "unary_expression"))
+_NUMBER_IN = re.compile(r"(?<![\w.])(?:\d[\w.]*|\.\d[\w.]*)")
+_NAME_IN = re.compile(r"[A-Za-z_]")
 # a statement macro of this name from an unseen header is a barrier (_Walker._macro_barrier):
 # capitals (a macro) with SYNC or BARRIER as a word of it (not CP_ASYNC_WAIT)
 _MACRO_BARRIER = re.compile(r"[A-Z0-9_]*(?:^|_)(?:SYNC|BARRIER)[A-Z0-9_]*")
@@ -282,6 +286,9 @@ class FloatLiteral:
     line: int
     col: int
     context: str              # the expression it appears in
+    # in arithmetic on numbers alone whose value is stored, not combined with a variable
+    # (`real div = 1.0 / 3;`): the compiler folds it, no FP64 instruction runs
+    folded: bool = False
 
 
 @fast_init
@@ -1707,9 +1714,13 @@ class _Walker:
                 is_float = txt.endswith("f")
                 value = float(txt.rstrip("f"))
                 if not is_float:
-                    parent = node.parent
+                    parent, top = node.parent, node
+                    while parent is not None and _KINDS[parent.kind_id] in _CONSTANT_ARITHMETIC and \
+                            not _NAME_IN.search(_NUMBER_IN.sub("", self.text(parent))):
+                        top, parent = parent, parent.parent
+                    folded = top is not node and (parent is None or _KINDS[parent.kind_id] not in _CONSTANT_ARITHMETIC)
                     self.out.float_literals.append(FloatLiteral(raw, node.start_point[0] + 1, node.start_point[1] + 1,
-                                                                self.text(parent) if parent is not None else raw))
+                                                                self.text(parent) if parent is not None else raw, folded))
                 return ("c", value)
             if len(txt) > 1 and txt.startswith("0") and txt.isdigit():
                 return ("c", int(txt, 8))

@@ -41,6 +41,8 @@
 - a kernel without a bounds check launched on a grid that rounds down (cuda-samples' matrixMul:
   `dim3 grid(dimsB.x / threads.x, dimsA.y / threads.y)`): GM104 warned of an overhanging last
   block that this grid cannot have;
+- arithmetic on numbers alone, stored (GROMACS' `real div = 1.0/3;`): FP501 called it FP64 arithmetic,
+  which the compiler folds away; combined with a variable (`x * (1.0 / 3)`) it still is;
 - barriers in inline PTX (`bar.sync 0`, named barriers `bar.sync 1, 128`, `bar.arrive`,
   `mbarrier.try_wait`): the race check read past them too;
 - inline PTX laid out with escapes (`"{\\n\\tld.global.f32 %0, [%1];\\n}"`): the instruction after
@@ -620,3 +622,16 @@ void run(float* y, const float* x, int n, int w) {
 def test_a_grid_that_rounds_down_has_no_overhanging_block(host, warned):
     r = lint_source(EXACT_GRID % host, "k.cu")
     assert any(f.code == "GM104" for f in r.findings) == warned
+
+
+FOLDED = """__global__ void k(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float third = 1.0 / 3;
+  if (i < n) x[i] = x[i] * third + x[i] * (1.0 / 3) - (2.0 * 3.0);
+}
+"""
+
+
+def test_double_arithmetic_on_numbers_alone_is_folded_unless_it_meets_a_variable():
+    lines = sorted((f.line, f.col) for f in lint_source(FOLDED, "k.cu").findings if f.code == "FP501")
+    assert lines == [(4, 44), (4, 56), (4, 62)]

@@ -14,7 +14,9 @@ _ARITH_PARENTS = re.compile(r"[-+*/<>]")
       What it does
           In kernels that use float and declare no double data, flags unsuffixed floating literals
           (`1.0`, `0.5`, `1e-5`) used in arithmetic, and double math calls (`sqrt`, `exp`, ...)
-          whose argument is promoted to double by such a literal.
+          whose argument is promoted to double by such a literal. Arithmetic on numbers alone
+          whose value is stored (`float third = 1.0 / 3;`) is folded by the compiler and left
+          alone; combined with a variable (`x * (1.0 / 3)`) it is not.
 
       Why is this bad?
           `x * 0.5` with float x converts x to double, multiplies in FP64 and converts back.
@@ -34,8 +36,8 @@ def double_in_float(ctx: KernelContext, r):
     if any(p.type in ("double", "double2") for p in ctx.kernel.params):
         return
     for lit in acc.float_literals:
-        if not _ARITH_PARENTS.search(lit.context.replace(lit.text, "", 1)):
-            continue  # `float y = 0.0;` is converted at compile time
+        if lit.folded or not _ARITH_PARENTS.search(lit.context.replace(lit.text, "", 1)):
+            continue  # `float y = 0.0;` and `real div = 1.0 / 3;` are converted at compile time
         yield ctx.finding(r, lit.line, lit.col,
                           f"double literal `{lit.text}` in `{lit.context[:60]}` makes the arithmetic FP64; "
                           f"write `{lit.text}f`", literal=lit.text)

@@ -486,6 +486,15 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
             gc.enable()
 
 
+def _one_line(f: Finding) -> Finding:
+    """The finding with its message on one line (`path:line:col: CODE message` is a line a tool
+    splits on): code it quotes over several lines has its line breaks and indentation collapsed."""
+    m = f.message
+    if "\n" not in m and "\r" not in m and "\t" not in m:
+        return f
+    return Finding(f.code, f.name, f.severity, " ".join(m.split()), f.path, f.line, f.col, f.kernel, f.estimate)
+
+
 def _lint_source(source, path, settings, rules, launches, kernels, default_launch, configured=None,
                  annotations=True) -> FileResult:
     settings = settings or LintSettings()
@@ -549,7 +558,7 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
             except RecursionError:
                 result.notes.append(f"{path}:{ctx.kernel.line}: rule {r.code} stopped on kernel {ctx.kernel.name}: nesting too deep")
     sup = scan(program.source.decode("utf-8", "replace"))
-    kept = [f for f in findings if not sup.suppressed(f.code, f.line)]
+    kept = [_one_line(f) for f in findings if not sup.suppressed(f.code, f.line)]
     if program.shifts:   # columns as written, before the macro expansions on their lines
         kept = [Finding(f.code, f.name, f.severity, f.message, f.path, f.line, program.original_column(f.line, f.col),
                         f.kernel, f.estimate) for f in kept]

@@ -312,6 +312,8 @@ _NAMESPACE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]*(?:NAMESPACE_(?:BEGIN|END
 # `USING_ACCSCALAR_T`), alone on an indented line after a statement: unknown, it reads as the type
 # of a declaration of the next line, which swallows that statement (a launch, a shared store).
 _LONE_MACRO = re.compile(rb"\n[ \t]+([A-Z][A-Z0-9_]{2,}[A-Z0-9])[ \t]*\r?(?=\n)")   # from \n: 4x faster than ^ with re.M
+# a braced dim3 in a launch configuration: `<<<grid, {bx, by, 1}, smem>>>`
+_BRACED_LAUNCH = re.compile(rb"<<<[^<>{};]*?(\{[^{}<>;]*\})[^<>;]*?>>>")
 _PRAGMA_UNROLL = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(?:unroll|nounroll)\b[^\n]*$", re.M)
 # A long initializer of numbers (a generated table of weights or coefficients): nothing the
 # analysis reads, and most of a file's parse time where there is one.
@@ -451,6 +453,11 @@ def preprocess(src: bytes) -> Preprocessed:
         _blank(buf, m.start(), m.end())
     for m in _LONE_MACRO.finditer(src):
         _end_statement_macro(src, buf, m)
+    for m in (_BRACED_LAUNCH.finditer(src) if b"<<<" in src and b"{" in src else ()):
+        # `k<<<grid, {bx, by, 1}>>>`: a braced dim3 the grammar cannot read there; in parentheses it
+        # is a comma expression, which Builder._dims reads as the dim3 it stands for
+        buf[m.start(1)] = 40
+        buf[m.end(1) - 1] = 41
     for m in (_directives(_PRAGMA_UNROLL, src) if b"pragma" in src else ()):
         _blank(buf, m.start(), m.end())
     for m in (_PRAGMA_MACRO.finditer(src) if b"PRAGMA" in src else ()):
@@ -496,6 +503,18 @@ def _end_statement_macro(src: bytes, buf: bytearray, m: re.Match) -> None:
     if re.search(rb"^[ \t]*#[ \t]*define[ \t]+" + m.group(1) + rb"\b", src, re.M) or buf[start - 1:end] != src[start - 1:end]:
         return
     buf[start - 1:end] = m.group(1) + b";"
+
+
+def _comma_parts(node) -> list:
+    """The operands of a parenthesized comma expression, `(a, b, c)` -> [a, b, c]; [] for other nodes."""
+    inner = code_children(node)
+    if len(inner) != 1 or inner[0].type != "comma_expression":
+        return []
+    parts, e = [], inner[0]
+    while e.type == "comma_expression":
+        parts.append(e.child_by_field_name("left"))
+        e = e.child_by_field_name("right")
+    return parts + [e]
 
 
 def _in_directive(src: bytes, at: int) -> bool:
@@ -1443,14 +1462,14 @@ class _Builder:
 
     def _grid_exact(self, node) -> bool:
         """Whether each dimension of a launch's grid is a floor division as written (`n / 256`,
-        `dim3 grid(w / threads.x, h / threads.y)`), not a rounded-up one (`(n + 255) / 256`)."""
+        `dim3 grid(w / threads.x, h / threads.y, 1)`), not a rounded-up one (`(n + 255) / 256`)."""
         if node.type == "identifier":
             texts = self.dim3_texts.get(self.text(node))
         elif node.type == "call_expression" and self.text(node.child_by_field_id(FIELD.function) or node) == "dim3":
             texts = tuple(self.text(a) for a in code_children(node.child_by_field_id(FIELD.arguments)))
         else:
             texts = (self.text(node),)
-        return bool(texts) and all(_FLOOR_DIVISION.fullmatch(t.strip()) for t in texts)
+        return bool(texts) and all(t.strip() == "1" or _FLOOR_DIVISION.fullmatch(t.strip()) for t in texts)
 
     def _dims(self, node, partial: bool = False) -> tuple | None:
         """A launch's grid or block shape where constants decide it; with `partial`, also one
@@ -1464,6 +1483,8 @@ class _Builder:
                 dims = self._dims_from_args(node.child_by_field_id(FIELD.arguments), partial)
         elif node.type == "initializer_list":
             dims = self._dims_from_args(node, partial)
+        elif node.type == "parenthesized_expression" and _comma_parts(node):   # `{bx, by, 1}` (preprocess)
+            dims = self._dims_from_args(node, partial)
         else:
             v = count(eval_constant(self.text(node), self._launch_known()), 1, 1 << 31)
             dims = (v, 1, 1) if v is not None else None
@@ -1474,7 +1495,8 @@ class _Builder:
     def _dims_from_args(self, args, partial: bool = False) -> tuple | None:
         if args is None:
             return None
-        vals = [count(eval_constant(self.text(a), self._launch_known()), 1, 1 << 31) for a in code_children(args)]
+        parts = _comma_parts(args) if args.type == "parenthesized_expression" else code_children(args)
+        vals = [count(eval_constant(self.text(a), self._launch_known()), 1, 1 << 31) for a in parts]
         if not vals or len(vals) > 3 or all(v is None for v in vals) or (None in vals and not partial):
             return None
         return tuple(vals + [1] * (3 - len(vals)))

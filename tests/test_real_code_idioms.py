@@ -43,6 +43,10 @@
   block that this grid cannot have;
 - arithmetic on numbers alone, stored (GROMACS' `real div = 1.0/3;`): FP501 called it FP64 arithmetic,
   which the compiler folds away; combined with a variable (`x * (1.0 / 3)`) it still is;
+- a launch whose block is braced (`k<<<grid, {bx, by, 1}, 0, stream>>>`, NVIDIA's multi-GPU
+  Jacobi): the grammar cannot read it there, so the launch was lost and PA001 reported it;
+- an access written over two lines (Rodinia's `J_cuda[cols * BLOCK_SIZE * (gridDim.y - 1) +\\n ...]`):
+  its finding's message carried the line break, so `path:line:col: CODE message` took two lines;
 - barriers in inline PTX (`bar.sync 0`, named barriers `bar.sync 1, 128`, `bar.arrive`,
   `mbarrier.try_wait`): the race check read past them too;
 - inline PTX laid out with escapes (`"{\\n\\tld.global.f32 %0, [%1];\\n}"`): the instruction after
@@ -635,3 +639,24 @@ FOLDED = """__global__ void k(float* x, int n) {
 def test_double_arithmetic_on_numbers_alone_is_folded_unless_it_meets_a_variable():
     lines = sorted((f.line, f.col) for f in lint_source(FOLDED, "k.cu").findings if f.code == "FP501")
     assert lines == [(4, 44), (4, 56), (4, 62)]
+
+
+BRACED = """template <int BX, int BY>
+__global__ void stencil(float* out, const float* in, int nx) {
+  int ix = blockIdx.x * BX + threadIdx.x, iy = blockIdx.y * BY + threadIdx.y;
+  if (ix < nx) out[iy * nx + ix] = in[(iy * nx +
+                                       ix) * 2];
+}
+void run(float* out, const float* in, int nx, int ny) {
+  constexpr int bx = 32, by = 4;
+  dim3 grid(nx / bx, ny / by, 1);
+  stencil<bx, by><<<grid, {bx, by, 1}, 0, 0>>>(out, in, nx);
+}
+"""
+
+
+def test_a_braced_block_in_a_launch_is_read_and_messages_keep_to_one_line():
+    r = lint_source(BRACED, "k.cu")
+    assert not any(f.code == "PA001" for f in r.findings)
+    assert [(l.kernel, l.block, l.grid_exact) for l in parse(BRACED).launches] == [("stencil", (32, 4, 1), True)]
+    assert r.findings and all("\n" not in f.message for f in r.findings)

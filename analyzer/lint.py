@@ -108,6 +108,22 @@ def _block_default(kernel_text: str, block_size: int) -> tuple[int, int, int]:
     return (block_size, 1, 1)
 
 
+def _row_width(kernel: Function, body: str, block_size: int) -> tuple[int, str] | None:
+    """(width, array) where a shared array's rows, narrower than a warp, are indexed by threadIdx.x
+    alone (`s_f[threadIdx.y + 4][threadIdx.x]`, or through `int si = threadIdx.x;`): the block can
+    be no wider than that row, so a block guessed for an unknown launch is not either."""
+    best = None
+    for arr in kernel.shared:
+        width = arr.dims[-1] if len(arr.dims) >= 2 else None
+        if width is None or not 1 <= width < 32 or block_size % width:
+            continue
+        names = ["threadIdx\\.x"] + [re.escape(a) for a in _tid_aliases(body)]
+        if re.search(rf"\b{re.escape(arr.name)}\s*(?:\[[^\[\]]*\]\s*)+\[\s*(?:{'|'.join(names)})\s*\]", body) and \
+                (best is None or width < best[0]):
+            best = (width, arr.name)
+    return best
+
+
 _BLOCK_SCALE = re.compile(r"\bblockIdx\.([xyz])\s*\*\s*([A-Za-z_]\w*)\b(?!\s*[.(\[*/%])|"
                           r"(?<![.\w])([A-Za-z_]\w*)\s*\*\s*blockIdx\.([xyz])\b")
 
@@ -119,12 +135,13 @@ _BLOCK_STRIDE = re.compile(r"for\s*\(\s*(?:[\w:]+\s+)*([A-Za-z_]\w*)\s*=\s*([\w.
 
 
 def _tid_aliases(body: str) -> set[str]:
-    """Names declared as `int tid = threadIdx.x;` (also unsigned, const, `(int)threadIdx.x`)."""
+    """Names declared as `int tid = threadIdx.x;` (also unsigned, const, `(int)threadIdx.x`, the
+    first of several declarators)."""
     out: set[str] = set()
     i = body.find("threadIdx.x")
     while i >= 0:
         j = i + 11
-        if body[j:j + 4].lstrip().startswith(";"):
+        if body[j:j + 4].lstrip()[:1] in (";", ","):      # `int tid = threadIdx.x;` or `..., sj = ...;`
             m = _TID_ALIAS.search(body, max(0, i - 60), i)
             if m:
                 out.add(m.group(1))
@@ -251,6 +268,11 @@ def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, 
         else:
             block = _block_default(body, settings.block_size)
             source = f"the default block size {settings.block_size}"
+            narrow = _row_width(kernel, body, settings.block_size)
+            if narrow is not None:
+                width, name = narrow
+                block = (width, settings.block_size // width, 1) if "threadIdx.y" in body else (width, 1, 1)
+                source += f", {width} threads wide as the rows of shared {name} that threadIdx.x indexes"
     unbound = [n for n, v in kernel.template_params.items() if v is None and n not in targs]
     if unbound:
         given = _block_scale_params(program.text(kernel.body), unbound, block)

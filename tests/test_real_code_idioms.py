@@ -47,6 +47,11 @@
   Jacobi): the grammar cannot read it there, so the launch was lost and PA001 reported it;
 - an access written over two lines (Rodinia's `J_cuda[cols * BLOCK_SIZE * (gridDim.y - 1) +\\n ...]`):
   its finding's message carried the line break, so `path:line:col: CODE message` took two lines;
+- a kernel without a launch in the file whose shared rows are narrower than a warp and indexed by
+  threadIdx.x (the NVIDIA blog's finite differences: `__shared__ float s_f[my + 8][sPencils]` with
+  sPencils = 4, read `s_f[sj][si]` with `si = threadIdx.x`): the 32x8 default block ran threads past
+  the row's end into the next, and SM202 saw races between rows that do not exist; the guessed block
+  is now as wide as the row (4x64);
 - barriers in inline PTX (`bar.sync 0`, named barriers `bar.sync 1, 128`, `bar.arrive`,
   `mbarrier.try_wait`): the race check read past them too;
 - inline PTX laid out with escapes (`"{\\n\\tld.global.f32 %0, [%1];\\n}"`): the instruction after
@@ -660,3 +665,30 @@ def test_a_braced_block_in_a_launch_is_read_and_messages_keep_to_one_line():
     assert not any(f.code == "PA001" for f in r.findings)
     assert [(l.kernel, l.block, l.grid_exact) for l in parse(BRACED).launches] == [("stencil", (32, 4, 1), True)]
     assert r.findings and all("\n" not in f.message for f in r.findings)
+
+
+NARROW = """const int rows = 64, width = 4;
+__global__ void deriv(const float* f, float* df) {
+  __shared__ float s[rows + 8][width];
+  int si = threadIdx.x, sj = threadIdx.y + 4;
+  int g = blockIdx.y * rows * width + threadIdx.y * width + si;
+  s[sj][si] = f[g];
+  __syncthreads();
+  if (threadIdx.y < 4) {
+    s[sj - 4][si] = s[sj + rows - 4][si];
+    s[sj + rows][si] = s[sj + 1][si];
+  }
+  __syncthreads();
+  df[g] = s[sj + 1][si] - s[sj - 1][si];
+}
+"""
+
+
+def test_a_guessed_block_is_no_wider_than_the_shared_rows_threadidx_x_indexes():
+    r = lint_source(NARROW, "k.cu")
+    k = r.kernels[0]
+    assert k.block == (4, 64, 1) and "4 threads wide as the rows of shared s" in k.launch_source
+    assert not any(f.code == "SM202" for f in r.findings)
+    # a launch in the file still decides
+    launched = lint_source(NARROW + "void run(const float* f, float* df) { deriv<<<64, dim3(32, 8)>>>(f, df); }", "k.cu")
+    assert launched.kernels[0].block == (32, 8, 1)

@@ -314,6 +314,9 @@ _NAMESPACE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]*(?:NAMESPACE_(?:BEGIN|END
 _LONE_MACRO = re.compile(rb"\n[ \t]+([A-Z][A-Z0-9_]{2,}[A-Z0-9])[ \t]*\r?(?=\n)")   # from \n: 4x faster than ^ with re.M
 # a braced dim3 in a launch configuration: `<<<grid, {bx, by, 1}, smem>>>`
 _BRACED_LAUNCH = re.compile(rb"<<<[^<>{};]*?(\{[^{}<>;]*\})[^<>;]*?>>>")
+# a header's macro alone on a line before a template (`CUCO_SUPPRESS_KERNEL_WARNINGS`, pragmas
+# behind a name): nothing a declaration can start with, and unknown it breaks the template after it
+_MACRO_BEFORE_TEMPLATE = re.compile(rb"(?m)^([A-Z][A-Z0-9_]{2,}[A-Z0-9])[ \t]*\r?\n(?=(?:[ \t]*\r?\n)*[ \t]*template\b)")
 _PRAGMA_UNROLL = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(?:unroll|nounroll)\b[^\n]*$", re.M)
 # A long initializer of numbers (a generated table of weights or coefficients): nothing the
 # analysis reads, and most of a file's parse time where there is one.
@@ -453,6 +456,8 @@ def preprocess(src: bytes) -> Preprocessed:
         _blank(buf, m.start(), m.end())
     for m in _LONE_MACRO.finditer(src):
         _end_statement_macro(src, buf, m)
+    for m in (_MACRO_BEFORE_TEMPLATE.finditer(src) if b"template" in src else ()):
+        _blank(buf, m.start(1), m.end(1))
     for m in (_BRACED_LAUNCH.finditer(src) if b"<<<" in src and b"{" in src else ()):
         # `k<<<grid, {bx, by, 1}>>>`: a braced dim3 the grammar cannot read there; in parentheses it
         # is a comma expression, which Builder._dims reads as the dim3 it stands for

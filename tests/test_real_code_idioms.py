@@ -52,6 +52,9 @@
   sPencils = 4, read `s_f[sj][si]` with `si = threadIdx.x`): the 32x8 default block ran threads past
   the row's end into the next, and SM202 saw races between rows that do not exist; the guessed block
   is now as wide as the row (4x64);
+- a header's macro alone on a line before a template kernel (cuCollections'
+  `CUCO_SUPPRESS_KERNEL_WARNINGS`): the template after it was misread and the kernel lost its
+  `__launch_bounds__(BlockSize)`;
 - barriers in inline PTX (`bar.sync 0`, named barriers `bar.sync 1, 128`, `bar.arrive`,
   `mbarrier.try_wait`): the race check read past them too;
 - inline PTX laid out with escapes (`"{\\n\\tld.global.f32 %0, [%1];\\n}"`): the instruction after
@@ -692,3 +695,23 @@ def test_a_guessed_block_is_no_wider_than_the_shared_rows_threadidx_x_indexes():
     # a launch in the file still decides
     launched = lint_source(NARROW + "void run(const float* f, float* df) { deriv<<<64, dim3(32, 8)>>>(f, df); }", "k.cu")
     assert launched.kernels[0].block == (32, 8, 1)
+
+
+BEFORE_TEMPLATE = """namespace lib {
+
+LIB_SUPPRESS_WARNINGS
+
+template <int BlockSize>
+__global__ __launch_bounds__(BlockSize) void fill(float* out, int n) {
+  int i = blockIdx.x * BlockSize + threadIdx.x;
+  if (i < n) out[i] = 0.f;
+}
+}
+"""
+
+
+def test_a_macro_line_before_a_template_kernel_leaves_its_launch_bounds():
+    r = lint_source(BEFORE_TEMPLATE, "k.cuh")
+    assert not any(f.code == "PA001" for f in r.findings)
+    assert r.kernels[0].launch_source.startswith("__launch_bounds__")
+    assert preprocess(BEFORE_TEMPLATE.encode()).text.count(b"\n") == BEFORE_TEMPLATE.count("\n")

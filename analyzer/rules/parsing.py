@@ -6,7 +6,7 @@ import re
 from . import FileContext, Finding, rule
 
 # what an unreadable region outside any function must hold to hide something the analysis reads
-_DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|threadIdx|blockIdx|<<<|cudaLaunch")
+_DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|__launch_bounds__|threadIdx|blockIdx|<<<|cudaLaunch")
 
 
 @rule("PA001", "parse-error", "info",
@@ -35,7 +35,8 @@ def parse_errors(ctx: FileContext, r):
     lines = None
     for e in ctx.program.errors:
         fns = ctx.program.functions
-        if not any(f.kind != "host" and f.line <= e.line and e.end_line <= f.end_line for f in fns):
+        # inside a kernel or device function, or just before one (its template, qualifiers, bounds)
+        if not any(f.kind != "host" and f.line - 1 <= e.end_line and e.line <= f.end_line for f in fns):
             in_host = any(f.kind == "host" and f.line < e.line and e.end_line <= f.end_line for f in fns)
             # a function whose head is unreadable is read with its body: a kernel behind an
             # unknown qualifier macro looks like host code, and its body tells

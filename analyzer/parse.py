@@ -316,7 +316,7 @@ _LONE_MACRO = re.compile(rb"\n[ \t]+([A-Z][A-Z0-9_]{2,}[A-Z0-9])[ \t]*\r?(?=\n)"
 _BRACED_LAUNCH = re.compile(rb"<<<[^<>{};]*?(\{[^{}<>;]*\})[^<>;]*?>>>")
 # a header's macro alone on a line before a template (`CUCO_SUPPRESS_KERNEL_WARNINGS`, pragmas
 # behind a name): nothing a declaration can start with, and unknown it breaks the template after it
-_MACRO_BEFORE_TEMPLATE = re.compile(rb"(?m)^([A-Z][A-Z0-9_]{2,}[A-Z0-9])[ \t]*\r?\n(?=(?:[ \t]*\r?\n)*[ \t]*template\b)")
+_MACRO_BEFORE_TEMPLATE = re.compile(rb"\n([A-Z][A-Z0-9_]{2,}[A-Z0-9])[ \t]*\r?\n(?=(?:[ \t]*\r?\n)*[ \t]*template\b)")  # from \n: 6x faster than ^
 _PRAGMA_UNROLL = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+(?:unroll|nounroll)\b[^\n]*$", re.M)
 # A long initializer of numbers (a generated table of weights or coefficients): nothing the
 # analysis reads, and most of a file's parse time where there is one.

@@ -409,10 +409,11 @@ def _ptx_barrier_name(instruction: str, operands: str) -> str:
     check only (warp-specialized code calls them under branches by design)."""
     if instruction == "bar.warp.sync":
         return "__syncwarp"
-    if instruction.endswith(".sync") and instruction.startswith("bar") and "," not in operands:
+    if instruction.startswith("barrier.") and not instruction.startswith("barrier.cluster"):
+        instruction = "bar." + instruction[len("barrier."):]      # `barrier.sync` is `bar.sync` by another name
+    if instruction.endswith(".sync") and "," not in operands:
         return "__barrier_sync"
-    return instruction.replace("barrier.", "bar.", 1) if instruction.startswith("barrier.") and \
-        not instruction.startswith("barrier.cluster") else instruction
+    return instruction
 
 
 def _symbols_of(values) -> set:

@@ -112,12 +112,13 @@ def _row_width(kernel: Function, body: str, block_size: int) -> tuple[int, str] 
     """(width, array) where a shared array's rows, narrower than a warp, are indexed by threadIdx.x
     alone (`s_f[threadIdx.y + 4][threadIdx.x]`, or through `int si = threadIdx.x;`): the block can
     be no wider than that row, so a block guessed for an unknown launch is not either."""
-    best = None
+    best, names = None, None
     for arr in kernel.shared:
         width = arr.dims[-1] if len(arr.dims) >= 2 else None
         if width is None or not 1 <= width < 32 or block_size % width:
             continue
-        names = ["threadIdx\\.x"] + [re.escape(a) for a in _tid_aliases(body)]
+        if names is None:      # once, and only for a kernel with such an array
+            names = ["threadIdx\\.x"] + [re.escape(a) for a in _tid_aliases(body)]
         if re.search(rf"\b{re.escape(arr.name)}\s*(?:\[[^\[\]]*\]\s*)+\[\s*(?:{'|'.join(names)})\s*\]", body) and \
                 (best is None or width < best[0]):
             best = (width, arr.name)

@@ -517,8 +517,8 @@ def _comma_parts(node) -> list:
         return []
     parts, e = [], inner[0]
     while e.type == "comma_expression":
-        parts.append(e.child_by_field_name("left"))
-        e = e.child_by_field_name("right")
+        parts.append(e.child_by_field_id(FIELD.left))
+        e = e.child_by_field_id(FIELD.right)
     return parts + [e]
 
 
@@ -720,7 +720,8 @@ def _expand_macros(src: bytes) -> tuple[bytes, tuple[tuple[int, int, int], ...]]
     the index unknown. Each expansion is put in the invocation's place on its own line (one whose
     arguments span lines, on its first line, the others left blank), so line numbers stay exact; only
     columns after it on that line move, and the byte offsets after it: returned with the text as
-    (end of the expansion in the new text, new offset minus old offset from there on). Macros in
+    (end of the expansion in the new text, new offset minus old offset from there on, start of the
+    expansion in the new text). Macros in
     an expansion are expanded too (not the one being expanded: the preprocessor's rule).
     """
     macros = _function_macros(src)

@@ -33,8 +33,8 @@ _DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|__launch_bounds__|
       """, scope="file")
 def parse_errors(ctx: FileContext, r):
     lines = None
+    fns = ctx.program.functions
     for e in ctx.program.errors:
-        fns = ctx.program.functions
         # inside a kernel or device function, or just before one (its template, qualifiers, bounds)
         if not any(f.kind != "host" and f.line - 1 <= e.end_line and e.line <= f.end_line for f in fns):
             in_host = any(f.kind == "host" and f.line < e.line and e.end_line <= f.end_line for f in fns)

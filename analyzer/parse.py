@@ -586,6 +586,45 @@ def _parse_tree(text: bytes, tables: tuple[tuple[int, int], ...]):
 
 # `n / 256`, `dimsB.x / threads.x`, `t.size(0) / BLOCK`: a grid dimension that rounds down
 _FLOOR_DIVISION = re.compile(r"\(?\s*[A-Za-z_][\w.\->\[\]()]*\s*/\s*[A-Za-z_0-9][\w.\->\[\]]*\s*\)?")
+# the template parameters of a host function's body, which has none: the walk of Builder.build marks
+# such a body with this object, and walks of it only what launches need (Builder._inner)
+_HOST_BODY: dict = {}
+# what Builder.build reads in a host function's body whatever it holds
+_HOST_KEEP = frozenset(("declaration", "preproc_def", "type_definition", "alias_declaration"))
+# an assignment's target (`x =`, `x <<= `...; not `==`), as a whole identifier not after `.` or `->`
+# (assignment_counts finds the same targets without a regex)
+ASSIGNED = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_SPACE_BYTES = frozenset(b" \t\n\r\f\v")
+_OP_BYTES = frozenset(b"-+*/%&|^")
+
+
+def assignment_counts(src: bytes) -> dict[bytes, int]:
+    """Each name's count of ASSIGNED's matches in `src`, found from the `=` signs back (a regex tries
+    every position of the text: ~20x slower on a file with host code)."""
+    out: dict[bytes, int] = {}
+    n = len(src)
+    i = src.find(b"=")
+    while i >= 0:
+        if i + 1 < n and src[i + 1] == 61:        # `==`: the next `=` is not an assignment either
+            i = src.find(b"=", i + 2)
+            continue
+        j = i
+        if j > 0 and src[j - 1] in _OP_BYTES:
+            j -= 1
+        elif j > 1 and src[j - 2:j] in (b"<<", b">>"):
+            j -= 2
+        while j > 0 and src[j - 1] in _SPACE_BYTES:
+            j -= 1
+        end = j
+        while j > 0 and src[j - 1] in _WORD_BYTES:
+            j -= 1
+        if j < end and not (48 <= src[j] <= 57) and (j == 0 or src[j - 1] not in (46, 62)):    # not `.x` nor `->x`
+            name = src[j:end]
+            out[name] = out.get(name, 0) + 1
+        i = src.find(b"=", i + 1)
+    return out
 _FUNC_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[ \t]*((?:[^\n]*\\\n)*[^\n]*)$", re.M)
 
 
@@ -1067,6 +1106,7 @@ class _Builder:
         self.dim3_texts: dict[str, tuple[str, ...]] = {}          # a dim3 local's arguments as written
         # host code's local constants (`const int threads = 256;`), for the launch sites after them
         self.launch_consts: dict[str, int | float] = {}
+        self.assigned: dict[bytes, int] | None = None   # names the file assigns, and how often (_assignments)
         self.ascii = src.decode("ascii") if src.isascii() else None   # as Program._ascii: see text
 
     def text(self, node) -> str:
@@ -1089,7 +1129,7 @@ class _Builder:
             if t == "ERROR" or node.is_missing:
                 self._error(node)
                 if t == "ERROR":
-                    stack.extend((c, tparams) for c in reversed(node.children))
+                    stack.extend(self._inner(node, tparams))
                 continue
             if t == "preproc_def":
                 self._define(node)
@@ -1097,7 +1137,7 @@ class _Builder:
                 self._alias(node)
             elif t == "template_declaration":
                 tparams = {**tparams, **self._template_params(node)}
-                stack.extend((c, tparams) for c in reversed(node.children))
+                stack.extend(self._inner(node, tparams))
             elif t == "function_definition":
                 self._function(node, tparams)
                 # Only launch sites (and the dim3 variables they use) are wanted inside bodies:
@@ -1106,20 +1146,20 @@ class _Builder:
                 text = self.src[body.start_byte:body.end_byte] if body is not None else b""
                 if b"<<<" in text or b"cudaLaunch" in text:
                     stack.append(((dict(self.launch_consts), dict(self.dim3_vars)), None))
-                    stack.append((body, {}))
+                    stack.append((body, _HOST_BODY))
             elif t == "declaration":
                 self._declaration(node, file_scope=node.parent is not None and node.parent.type in (
                     "translation_unit", "namespace_definition", "declaration_list", "linkage_specification",
                     "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"))
-                stack.extend((c, tparams) for c in reversed(node.children))
+                stack.extend(self._inner(node, tparams))
             elif t in ("struct_specifier", "class_specifier"):
                 self._struct(node)
-                stack.extend((c, tparams) for c in reversed(node.children))
+                stack.extend(self._inner(node, tparams))
             elif t == "template_instantiation":
                 self._instantiation(node)
             elif t == "call_expression":
                 self._maybe_launch(node)
-                stack.extend((c, tparams) for c in reversed(node.children))
+                stack.extend(self._inner(node, tparams))
             else:
                 if node.has_error or t in ("compound_statement", "translation_unit", "namespace_definition",
                                             "declaration_list", "linkage_specification", "preproc_if",
@@ -1129,13 +1169,25 @@ class _Builder:
                                             "argument_list", "return_statement", "labeled_statement", "init_declarator",
                                             "assignment_expression", "parenthesized_expression", "binary_expression",
                                             "lambda_expression", "comma_expression", "conditional_expression"):
-                    stack.extend((c, tparams) for c in reversed(node.children))
+                    stack.extend(self._inner(node, tparams))
         self.errors.sort(key=lambda e: (e.line, e.col))
         self.functions.sort(key=lambda f: f.line)
         self.launches.sort(key=lambda l: (l.line, l.col))
         return Program(self.path, self.src, tree, self.functions, self.launches, self.constants,
                        self.globals_, self.errors, self.structs, self.fields, self.aliases, _ascii=self.ascii,
                        original=self.original, shifts=self.shifts, instantiations=self.instantiations)
+
+    def _inner(self, node, tparams):
+        """The children of `node` to walk next (last first), each with the template parameters in scope.
+        In the body of a function that launches kernels only declarations (the launches' constants and
+        dim3s), parse errors and what holds a launch matter: a test driver's loops and copies around
+        its launches are left unwalked."""
+        if tparams is not _HOST_BODY:
+            return [(c, tparams) for c in reversed(node.children)]
+        src = self.src
+        return [(c, tparams) for c in reversed(node.children)
+                if c.type in _HOST_KEEP or c.has_error or src.find(b"<<<", c.start_byte, c.end_byte) >= 0
+                or src.find(b"cudaLaunch", c.start_byte, c.end_byte) >= 0]
 
     _COMPLETE = {"function_definition", "declaration", "template_declaration", "preproc_def", "preproc_include",
                  "preproc_function_def", "preproc_call", "comment", "struct_specifier", "namespace_definition",
@@ -1277,11 +1329,20 @@ class _Builder:
         if v is None:
             self.launch_consts.pop(name, None)     # a later declaration of the name hides an earlier one
             return
-        if not const and len(re.findall(rb"(?<![\w.>])" + re.escape(name.encode()) + rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)",
-                                         self.src)) != 1:
+        if not const and self._assignments(name) != 1:
             self.launch_consts.pop(name, None)     # assigned again somewhere: not a constant
             return
         self.launch_consts[name] = v
+
+    def _assignments(self, name: str) -> int:
+        """How often the file assigns `name` (`name =`, `name +=`...; not `==`), its declaration included."""
+        if not _IDENTIFIER.fullmatch(name):
+            return len(re.findall(rb"(?<![\w.>])" + re.escape(name.encode()) + rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", self.src))
+        if self.assigned is None:
+            # one pass over the file for every name, instead of a scan per declaration of host code
+            # (each `for (int i = 0; ...)` of a test driver cost a whole-file regex scan)
+            self.assigned = assignment_counts(self.src)
+        return self.assigned.get(name.encode(), 0)
 
     def _launch_known(self) -> dict:
         return {**self.constants, **self.launch_consts} if self.launch_consts else self.constants

@@ -452,3 +452,52 @@ def test_kind_table_names_every_node_as_its_type():
             errors += node.type == "ERROR" or node.is_missing
             stack.extend(node.children)
     assert seen > 1000 and errors > 0
+
+
+def test_assignment_counts_are_the_regex_matches():
+    """parse.assignment_counts (from the `=` signs back) counts what ASSIGNED's regex scan finds."""
+    import collections
+    import random
+
+    from analyzer.parse import ASSIGNED, assignment_counts
+
+    texts = [p.read_bytes() for p in SOURCES + sorted((ROOT / "rl" / "suites" / "c").rglob("*.cu"))]
+    texts += [b"a=b", b"=a", b"a==b", b"a===b", b"a <<= 1; b>>=2; c <= d; e >= f; g != h; i < <= j",
+              b"x.y = 1; p->q = 2; 3x = 4; _a1 += 2; k9 ^= 1", b"a =\n= b", b"a\t-=\nb", b"=", b"==", b"a << = b"]
+    rng = random.Random(0)
+    alphabet = b"ab_1 =<>!+-.\n*&|^%/\t"
+    texts += [bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(5000)]
+    for t in texts:
+        assert assignment_counts(t) == dict(collections.Counter(m.group(1) for m in ASSIGNED.finditer(t))), t
+
+
+def test_host_bodies_walk_only_what_launches_need(monkeypatch):
+    """_Builder._inner leaves out the statements of a launching host function that hold no launch and
+    declare nothing; the launches read are those of walking every node of the body."""
+    from analyzer import parse as P
+
+    host = """
+__global__ void k(float* y, const float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i]; }
+void run(float* y, const float* x) {
+    const int n = 1 << 20;
+    int threads = 256;
+    for (int rep = 0; rep < 3; ++rep) { printf("%d\\n", rep); }
+    if (n > 0) {
+        dim3 block(threads);
+        int blocks = (n + threads - 1) / threads;
+        k<<<blocks, block, 0>>>(y, x, n);
+    }
+    std::vector<float> h(n);
+    for (size_t i = 0; i < h.size(); ++i) h[i] = 0.5f * i;
+    cudaLaunchKernel((void*)k, dim3(n / 128), dim3(128), nullptr, 0, 0);
+}
+"""
+    texts = [host] + [p.read_text() for p in sorted((ROOT / "rl" / "suites" / "c").rglob("*.cu"))] + [
+        p.read_text() for p in SOURCES]
+    pruned = [P.parse(t, "x.cu") for t in texts]
+    assert any(len(p.launches) >= 2 for p in pruned)
+    monkeypatch.setattr(P._Builder, "_inner", lambda self, node, tparams: [(c, tparams) for c in reversed(node.children)])
+    for t, p in zip(texts, pruned):
+        full = P.parse(t, "x.cu")
+        assert full.launches == p.launches and full.errors == p.errors, t[:200]
+    assert pruned[0].launches[0].block == (256, 1, 1) and pruned[0].launches[0].grid == (4096, 1, 1)

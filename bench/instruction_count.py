@@ -2,11 +2,13 @@
 measure of the analyzer's and the reward's cost on a machine whose clock speed swings (the 2-core
 dev VM's has moved 3x between days, more than most changes are worth).
 
-    python bench/instruction_count.py [--files 40] [--calls 300] [--root PATH]
+    python bench/instruction_count.py [--files 40] [--host-files 40] [--calls 300] [--root PATH]
 
 Workloads, fixed (seeded, no timing involved):
 - lint: the first `--files` of bench/lint_speed.py's 200 files (shuffled with seed 1), each through
   `lint_source` once to warm up, then once counted;
+- lint with host code: the same for the first `--host-files` of its second set (files with host code
+  in the public files' proportions, bench/realistic_files.py);
 - reward: `--calls` of bench/surrogate_speed.py's 1,000 candidates, those with the median source
   lengths, each through `rewardmodel.reward.reward` (no ptxas, the default model) once to warm up,
   then once counted.
@@ -46,12 +48,12 @@ def _workload(kind: str, root: Path, n: int) -> None:
 
     # the bench modules put their own checkout first on the path: the one measured goes before it
     sys.path.insert(0, str(root))
-    if kind == "lint":
+    if kind in ("lint", "lint_host"):
         from analyzer.lint import lint_source
 
         pack, sources = lint_speed.pack, lint_speed.sources
 
-        files = pack(sources(), 150, 200)
+        files = pack(sources(), 150, 200) if kind == "lint" else lint_speed.with_host_code(200)
         random.Random(1).shuffle(files)
         jobs = [(f, f"f{i}.cu") for i, f in enumerate(files[:n])]
         fn = lint_source
@@ -107,10 +109,11 @@ def _count(kind: str, root: Path, n: int) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--files", type=int, default=40, help="lint files counted")
+    ap.add_argument("--host-files", type=int, default=40, help="lint files with host code counted (0: none)")
     ap.add_argument("--calls", type=int, default=300, help="reward calls counted")
     ap.add_argument("--root", default=str(HERE.parent.parent), help="the checkout to measure")
     ap.add_argument("--out", default=str(HERE.parent / "results" / "instruction_count.json"))
-    ap.add_argument("--inner", choices=["lint", "reward"], help=argparse.SUPPRESS)
+    ap.add_argument("--inner", choices=["lint", "lint_host", "reward"], help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
     ns = ap.parse_args(argv)
     root = Path(ns.root).resolve()
@@ -120,7 +123,10 @@ def main(argv=None) -> int:
     if shutil.which("valgrind") is None:
         print("instruction_count: valgrind is not installed (Debian: apt install valgrind)", file=sys.stderr)
         return 2
-    rows = {"lint": _count("lint", root, ns.files), "reward": _count("reward", root, ns.calls)}
+    rows = {"lint": _count("lint", root, ns.files)}
+    if ns.host_files:
+        rows["lint_host"] = _count("lint_host", root, ns.host_files)
+    rows["reward"] = _count("reward", root, ns.calls)
     top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
     git = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h"], capture_output=True, text=True)
     # a tree that is not itself a checkout (an unpacked archive inside one) has no commit of its own
@@ -130,6 +136,9 @@ def main(argv=None) -> int:
     print(f"{'workload':34s} {'instructions/item':>18s} {'items':>6s}  compiled")
     print(f"{'lint_source, one file':34s} {rows['lint']['per_item'] / 1e6:16.2f} M {rows['lint']['items']:6d}  "
           f"{rows['lint']['compiled_modules']}")
+    if "lint_host" in rows:
+        print(f"{'lint_source, one file with host code':34s} {rows['lint_host']['per_item'] / 1e6:16.2f} M "
+              f"{rows['lint_host']['items']:6d}  {rows['lint_host']['compiled_modules']}")
     print(f"{'reward call (no ptxas)':34s} {rows['reward']['per_item'] / 1e6:16.2f} M {rows['reward']['items']:6d}  "
           f"{rows['reward']['compiled_modules']}")
     Path(ns.out).parent.mkdir(parents=True, exist_ok=True)

@@ -118,11 +118,11 @@ def _table(title: str, acc: collections.Counter, order: list[str], total_s: floa
                     "share": rest}]
 
 
-def lint_phases(passes: int, min_files: int = 200) -> dict:
+def lint_phases(passes: int, min_files: int = 200, files_set: str = "kernels") -> dict:
     from analyzer.lint import lint_source
-    from lint_speed import pack, sources
+    from lint_speed import pack, sources, with_host_code
 
-    files = pack(sources(), 150, min_files)
+    files = pack(sources(), 150, min_files) if files_set == "kernels" else with_host_code(min_files)
     acc: collections.Counter = collections.Counter()
     rules, order, undo = _instrument(acc)
     try:
@@ -137,8 +137,8 @@ def lint_phases(passes: int, min_files: int = 200) -> dict:
     finally:
         undo()
     n = passes * len(files)
-    rows = _table(f"lint, {len(files)} files x {passes} passes", acc, order, total, n, "file")
-    return {"files": len(files), "passes": passes, "ms_per_file": total / n * 1e3, "phases": rows}
+    rows = _table(f"lint, {len(files)} files ({files_set}) x {passes} passes", acc, order, total, n, "file")
+    return {"files": len(files), "set": files_set, "passes": passes, "ms_per_file": total / n * 1e3, "phases": rows}
 
 
 def reward_phases(n_cands: int) -> dict:
@@ -176,9 +176,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--passes", type=int, default=3, help="timed passes over the lint files")
     ap.add_argument("--reward-n", type=int, default=1000, help="reward calls (0: lint only)")
+    ap.add_argument("--set", default="kernels", choices=("kernels", "with_host_code"),
+                    help="bench/lint_speed.py's set of lint files")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "phase_times.json"))
     ns = ap.parse_args(argv)
-    out = {"machine": machine(), "lint": lint_phases(ns.passes)}
+    out = {"machine": machine(), "lint": lint_phases(ns.passes, files_set=ns.set)}
     if ns.reward_n:
         out["reward"] = reward_phases(ns.reward_n)
     m = out["machine"]

@@ -589,6 +589,9 @@ _FLOOR_DIVISION = re.compile(r"\(?\s*[A-Za-z_][\w.\->\[\]()]*\s*/\s*[A-Za-z_0-9]
 # the template parameters of a host function's body, which has none: the walk of Builder.build marks
 # such a body with this object, and walks of it only what launches need (Builder._inner)
 _HOST_BODY: dict = {}
+# the nodes whose declarations are at file scope
+_FILE_SCOPE = frozenset(("translation_unit", "namespace_definition", "declaration_list", "linkage_specification",
+                         "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"))
 # what Builder.build reads in a host function's body whatever it holds
 _HOST_KEEP = frozenset(("declaration", "preproc_def", "type_definition", "alias_declaration"))
 # an assignment's target (`x =`, `x <<= `...; not `==`), as a whole identifier not after `.` or `->`
@@ -880,8 +883,17 @@ def _sizeof_value(m: re.Match) -> str:
     return str(size) if size is not None else m.group(0)
 
 
-_INT_SUFFIX = re.compile(r"(?<=[0-9a-fA-FxX])[uUlL]+\b")
-_FLOAT_SUFFIX = re.compile(r"(?<=[0-9.])[fF]\b")
+# a number as C's preprocessor reads one (`0x1Fu`, `1.5e-3f`, `.5f`, `10ull`), not part of a name
+_NUMBER = re.compile(r"(?<![\w.])\.?[0-9](?:[eEpP][-+]|[\w.])*")
+
+
+def _unsuffixed(m: re.Match) -> str:
+    """A number without its type suffix (`u`, `l`, `ull`; `f` unless it is a hex digit), as Python reads it."""
+    t = m.group(0)
+    bare = t.rstrip("uUlL")
+    if bare != t or t[:2] in ("0x", "0X"):
+        return bare
+    return t[:-1] if t[-1] in "fF" else t
 
 
 def count(v, lo: int = 0, hi: int = 1 << 48) -> int | None:
@@ -899,17 +911,17 @@ def eval_constant(text: str, known: dict[str, int | float]) -> int | float | Non
     text = text.strip()
     if not text or len(text) > 200:
         return None
-    if "sizeof" in text:   # `n * sizeof(float)`: a launch's shared bytes
-        text = _SIZEOF.sub(_sizeof_value, text)
-    text = _INT_SUFFIX.sub("", text)
-    text = _FLOAT_SUFFIX.sub("", text)
-    text = text.replace("&&", " and ").replace("||", " or ")
     if text.isascii():
         # the common cases, as the full path below would evaluate them, without ast.parse
         if text.isdigit() and text[0] != "0":
             return int(text)
         if text.isidentifier() and not keyword.iskeyword(text) and text not in ("True", "False", "None"):
             return known[text] if text in known else None
+    if "sizeof" in text:   # `n * sizeof(float)`: a launch's shared bytes
+        text = _SIZEOF.sub(_sizeof_value, text)
+    text = _NUMBER.sub(_unsuffixed, text)
+    if "&" in text or "|" in text:
+        text = text.replace("&&", " and ").replace("||", " or ")
     tree = _parse_constant(text)
     if tree is None:
         return None
@@ -1118,9 +1130,9 @@ class _Builder:
     def build(self, tree) -> Program:
         root = tree.root_node
         # Iterative walk: pathological nesting must not overflow Python's stack.
-        stack = [(root, {})]
+        stack = [(root, {}, "")]
         while stack:
-            node, tparams = stack.pop()
+            node, tparams, parent = stack.pop()     # parent: the type of the node's parent (node.parent is a search)
             if tparams is None:
                 # a function body's walk ended: its local constants and dim3s go out of scope
                 self.launch_consts, self.dim3_vars = node
@@ -1129,7 +1141,7 @@ class _Builder:
             if t == "ERROR" or node.is_missing:
                 self._error(node)
                 if t == "ERROR":
-                    stack.extend(self._inner(node, tparams))
+                    stack.extend(self._inner(node, t, tparams))
                 continue
             if t == "preproc_def":
                 self._define(node)
@@ -1137,7 +1149,7 @@ class _Builder:
                 self._alias(node)
             elif t == "template_declaration":
                 tparams = {**tparams, **self._template_params(node)}
-                stack.extend(self._inner(node, tparams))
+                stack.extend(self._inner(node, t, tparams))
             elif t == "function_definition":
                 self._function(node, tparams)
                 # Only launch sites (and the dim3 variables they use) are wanted inside bodies:
@@ -1145,21 +1157,19 @@ class _Builder:
                 body = node.child_by_field_id(FIELD.body)
                 text = self.src[body.start_byte:body.end_byte] if body is not None else b""
                 if b"<<<" in text or b"cudaLaunch" in text:
-                    stack.append(((dict(self.launch_consts), dict(self.dim3_vars)), None))
-                    stack.append((body, _HOST_BODY))
+                    stack.append(((dict(self.launch_consts), dict(self.dim3_vars)), None, ""))
+                    stack.append((body, _HOST_BODY, t))
             elif t == "declaration":
-                self._declaration(node, file_scope=node.parent is not None and node.parent.type in (
-                    "translation_unit", "namespace_definition", "declaration_list", "linkage_specification",
-                    "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"))
-                stack.extend(self._inner(node, tparams))
+                self._declaration(node, file_scope=parent in _FILE_SCOPE)
+                stack.extend(self._inner(node, t, tparams))
             elif t in ("struct_specifier", "class_specifier"):
                 self._struct(node)
-                stack.extend(self._inner(node, tparams))
+                stack.extend(self._inner(node, t, tparams))
             elif t == "template_instantiation":
                 self._instantiation(node)
             elif t == "call_expression":
                 self._maybe_launch(node)
-                stack.extend(self._inner(node, tparams))
+                stack.extend(self._inner(node, t, tparams))
             else:
                 if node.has_error or t in ("compound_statement", "translation_unit", "namespace_definition",
                                             "declaration_list", "linkage_specification", "preproc_if",
@@ -1169,7 +1179,7 @@ class _Builder:
                                             "argument_list", "return_statement", "labeled_statement", "init_declarator",
                                             "assignment_expression", "parenthesized_expression", "binary_expression",
                                             "lambda_expression", "comma_expression", "conditional_expression"):
-                    stack.extend(self._inner(node, tparams))
+                    stack.extend(self._inner(node, t, tparams))
         self.errors.sort(key=lambda e: (e.line, e.col))
         self.functions.sort(key=lambda f: f.line)
         self.launches.sort(key=lambda l: (l.line, l.col))
@@ -1177,15 +1187,15 @@ class _Builder:
                        self.globals_, self.errors, self.structs, self.fields, self.aliases, _ascii=self.ascii,
                        original=self.original, shifts=self.shifts, instantiations=self.instantiations)
 
-    def _inner(self, node, tparams):
-        """The children of `node` to walk next (last first), each with the template parameters in scope.
-        In the body of a function that launches kernels only declarations (the launches' constants and
-        dim3s), parse errors and what holds a launch matter: a test driver's loops and copies around
-        its launches are left unwalked."""
+    def _inner(self, node, t: str, tparams):
+        """The children of `node` (of type `t`) to walk next, last first, each with the template
+        parameters in scope and `t`. In the body of a function that launches kernels only declarations
+        (the launches' constants and dim3s), parse errors and what holds a launch matter: a test
+        driver's loops and copies around its launches are left unwalked."""
         if tparams is not _HOST_BODY:
-            return [(c, tparams) for c in reversed(node.children)]
+            return [(c, tparams, t) for c in reversed(node.children)]
         src = self.src
-        return [(c, tparams) for c in reversed(node.children)
+        return [(c, tparams, t) for c in reversed(node.children)
                 if c.type in _HOST_KEEP or c.has_error or src.find(b"<<<", c.start_byte, c.end_byte) >= 0
                 or src.find(b"cudaLaunch", c.start_byte, c.end_byte) >= 0]
 

@@ -104,6 +104,14 @@ def test_constant_expressions(text, value):
     assert eval_constant(text, {"TILE": 32}) == value
 
 
+@pytest.mark.parametrize("text,value", [("total / 256", 4), ("cell * 2", 14), ("full", 3), ("x2f", 6),
+                                        ("0x1F", 31), ("0x1Fu", 31), ("0xFFul", 255), ("10ull", 10),
+                                        ("1.5e-3f", 0.0015), (".5f", 0.5), ("2.0L", 2.0), ("1L << 20", 1 << 20)])
+def test_suffixes_are_taken_off_numbers_only(text, value):
+    """`u`, `l`, `f` end numbers, not names: `total` is not `tota`, nor `0x1F` the hex `0x1`."""
+    assert eval_constant(text, {"total": 1024, "tota": 99, "cell": 7, "full": 3, "x2": 5, "x2f": 6}) == value
+
+
 def test_incompatible_grammar_is_a_clear_error(monkeypatch):
     import tree_sitter
 

@@ -496,7 +496,7 @@ void run(float* y, const float* x) {
         p.read_text() for p in SOURCES]
     pruned = [P.parse(t, "x.cu") for t in texts]
     assert any(len(p.launches) >= 2 for p in pruned)
-    monkeypatch.setattr(P._Builder, "_inner", lambda self, node, tparams: [(c, tparams) for c in reversed(node.children)])
+    monkeypatch.setattr(P._Builder, "_inner", lambda self, node, t, tparams: [(c, tparams, t) for c in reversed(node.children)])
     for t, p in zip(texts, pruned):
         full = P.parse(t, "x.cu")
         assert full.launches == p.launches and full.errors == p.errors, t[:200]

@@ -586,13 +586,13 @@ def _parse_tree(text: bytes, tables: tuple[tuple[int, int], ...]):
 
 # `n / 256`, `dimsB.x / threads.x`, `t.size(0) / BLOCK`: a grid dimension that rounds down
 _FLOOR_DIVISION = re.compile(r"\(?\s*[A-Za-z_][\w.\->\[\]()]*\s*/\s*[A-Za-z_0-9][\w.\->\[\]]*\s*\)?")
-# the template parameters of a host function's body, which has none: the walk of Builder.build marks
-# such a body with this object, and walks of it only what launches need (Builder._inner)
+# the template parameters of a host function's body, which has none: the walk of _Builder.build marks
+# such a body with this object, and walks of it only what launches need (_Builder._inner)
 _HOST_BODY: dict = {}
 # the nodes whose declarations are at file scope
 _FILE_SCOPE = frozenset(("translation_unit", "namespace_definition", "declaration_list", "linkage_specification",
                          "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"))
-# what Builder.build reads in a host function's body whatever it holds
+# what _Builder.build reads in a host function's body whatever it holds
 _HOST_KEEP = frozenset(("declaration", "preproc_def", "type_definition", "alias_declaration"))
 # an assignment's target (`x =`, `x <<= `...; not `==`), as a whole identifier not after `.` or `->`
 # (assignment_counts finds the same targets without a regex)
@@ -628,6 +628,8 @@ def assignment_counts(src: bytes) -> dict[bytes, int]:
             out[name] = out.get(name, 0) + 1
         i = src.find(b"=", i + 1)
     return out
+
+
 _FUNC_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[ \t]*((?:[^\n]*\\\n)*[^\n]*)$", re.M)
 
 

@@ -132,7 +132,9 @@ def _has_bound_check(ctx: KernelContext, access) -> bool:
           global thread index) in a kernel that takes a size parameter, when no condition on a
           thread-dependent value (an `if`, an early `return`, a loop condition) guards them.
           A kernel whose every launch in the file has a grid that rounds down (`n / 256`,
-          `dim3 grid(w / threads.x, h / threads.y)`) is left alone: no block overhangs.
+          `dim3 grid(w / threads.x, h / threads.y)`) is left alone: no block overhangs. A kernel
+          that checks none of its accesses gets one finding, at the first, naming the other lines;
+          one that checks some but not all gets one at each line it does not check.
 
       Why is this bad?
           Grids are rounded up to whole blocks, so the last block overhangs the data whenever the
@@ -153,20 +155,34 @@ def missing_guard(ctx: KernelContext, r):
     launches = [l for l in ctx.program.launches if l.kernel == ctx.kernel.name]
     if launches and all(l.grid_exact for l in launches):
         return      # every launch's grid rounds down (`n / 256`): no block overhangs the data
-    seen = set()
+    unguarded: dict[int, object] = {}     # line -> its first unchecked access
+    checked = False
     for access in ctx.accesses.accesses:
         if access.space != "global" or access.function != ctx.kernel.name:
             continue
         syms = S.symbols(access.address)
         if not (syms & set(S.THREAD_SYMBOLS)) or not (syms & set(S.BLOCK_SYMBOLS)):
             continue
-        if _has_bound_check(ctx, access) or access.line in seen:
-            continue
-        seen.add(access.line)
+        if _has_bound_check(ctx, access):
+            checked = True
+        else:
+            unguarded.setdefault(access.line, access)
+    if not unguarded:
+        return
+    lines = sorted(unguarded)
+    # A kernel that checks some accesses and not others is reported at each unchecked one. One that
+    # checks none (code written for sizes that are whole blocks) is one omission: reported once, at
+    # its first access, naming the other lines.
+    for line in (lines if checked else lines[:1]):
+        access = unguarded[line]
+        also = "" if checked or len(lines) == 1 else \
+            f" (the kernel checks none of its global-thread-id accesses: also line{'s' if len(lines) > 2 else ''} " \
+            f"{', '.join(map(str, lines[1:]))})"
         yield ctx.finding(r, access.line, access.col,
                           f"`{access.text}` is indexed by the global thread id and nothing checks it against the size: "
-                          f"threads of an overhanging last block access out of bounds",
-                          array=access.array, address=S.to_str(access.address))
+                          f"threads of an overhanging last block access out of bounds{also}",
+                          array=access.array, address=S.to_str(access.address),
+                          unchecked_lines=1 if checked else len(lines))
 
 
 @rule("GM105", "contended-global-atomic", "warning",

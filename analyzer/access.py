@@ -64,6 +64,8 @@ _NAME_IN = re.compile(r"[A-Za-z_]")
 # a statement macro of this name from an unseen header is a barrier (_Walker._macro_barrier):
 # capitals (a macro) with SYNC or BARRIER as a word of it (not CP_ASYNC_WAIT)
 _MACRO_BARRIER = re.compile(r"[A-Z0-9_]*(?:^|_)(?:SYNC|BARRIER)[A-Z0-9_]*")
+# what a file's own definition of such a macro holds when it is a barrier (one the pre-pass did not expand)
+_BARRIER_WORD = re.compile(rb"__syncthreads|__syncwarp|\bbar(?:rier)?\.|\.sync\(|\bsync\(|[A-Z_]SYNC\b|BARRIER")
 _BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp",
              "sync", "__barrier_sync"}
 _BUILTIN_FIELDS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
@@ -946,11 +948,15 @@ class _Walker:
         if not _MACRO_BARRIER.fullmatch(name) or name in self.env or name in self.lambdas \
                 or self.p.function(name) is not None:
             return False
+        defined = re.search(rb"^[ \t]*#[ \t]*define[ \t]+" + name.encode() + rb"\b(.*)$", self.p.original, re.M)
+        if defined is not None and not _BARRIER_WORD.search(defined.group(1)):
+            return False      # the file defines it, as something other than a barrier
         if kind == "call_expression":
             args = node.child_by_field_id(F_ARGUMENTS)
             for a in (code_children(args) if args is not None else ()):
                 self.expr(a)
-        note = f"{name} taken as a barrier: its definition is not in the file"
+        note = f"{name} taken as a barrier: " + (
+            "its definition is not in the file" if defined is None else "its definition in the file holds one")
         if note not in self.out.notes:
             self.out.notes.append(note)
         self.barrier(name, node.start_point[0] + 1, node.start_point[1] + 1)

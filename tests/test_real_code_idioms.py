@@ -408,6 +408,19 @@ def test_a_barrier_macro_from_an_unseen_header_orders_shared_memory(statement, r
         assert any(name in n and "barrier" in n for n in ka.notes)
 
 
+@pytest.mark.parametrize("definition, race, note", [
+    ("#define SYNC_WARPS do_other_thing()", True, None),      # the file says what it is: no barrier
+    ("#define SYNC_WARPS", True, None),                       # defined away (a one-warp build)
+    ("#define SYNC_WARPS cg::this_thread_block().sync()", False, "its definition in the file holds one"),
+    ("", False, "its definition is not in the file"),
+])
+def test_a_barrier_named_macro_the_file_defines_is_what_its_definition_says(definition, race, note):
+    r = lint_source(definition + "\n" + MACRO_SYNC % "SYNC_WARPS;", "k.cu")
+    assert any(f.code == "SM202" for f in r.findings) == race
+    notes = r.contexts[0].accesses.notes
+    assert (note is None and not any("SYNC_WARPS" in n for n in notes)) or any(note in n for n in notes)
+
+
 def test_a_barrier_macro_under_a_branch_is_no_divergent_syncthreads():
     # SY301 is about __syncthreads; a macro may be a warp barrier, so its branch is left alone
     src = MACRO_SYNC % "if (t < 64) { SYNC_WARPS; }"

@@ -18,7 +18,7 @@ from . import symbolic as S
 from .access import KernelAccesses, analyze
 from .parse import Function, Program, launch_bounds, parse
 from .resources import CompilerUnavailable, Resources, estimate_registers, instance_key, ptxas_resources
-from .rules import FileContext, Finding, KernelContext, Options, Rule, all_rules, prepare_estimates
+from .rules import DEFAULT_BLOCK_SOURCE, FileContext, Finding, KernelContext, Options, Rule, all_rules, prepare_estimates
 from .suppress import scan
 
 
@@ -205,7 +205,7 @@ def _partial_block(program: Program, kernel: Function, max_threads: int | None, 
         fill = max(1, total // known)
         axis = "xyz"[dims.index(None)]
         block = tuple(fill if d is None else d for d in dims)
-        what = "__launch_bounds__" if max_threads else f"the default block size {block_size}"
+        what = "__launch_bounds__" if max_threads else f"{DEFAULT_BLOCK_SOURCE} {block_size}"
         return block, f"the launch at line {site.line}, its unknown {axis} taken as {fill} to make {what}"
     return None
 
@@ -268,7 +268,7 @@ def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, 
             block, source = (stride[1], 1, 1), f"{stride[0]} = {stride[1]}, the step of its block-stride loop"
         else:
             block = _block_default(body, settings.block_size)
-            source = f"the default block size {settings.block_size}"
+            source = f"{DEFAULT_BLOCK_SOURCE} {settings.block_size}"
             narrow = _row_width(kernel, body, settings.block_size)
             if narrow is not None:
                 width, name = narrow

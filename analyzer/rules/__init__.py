@@ -53,6 +53,11 @@ class Options:
     max_iters: int = 4                # loop iterations sampled per additive loop (x4 for multiplicative)
 
 
+# how lint.resolve_launch names a block it guessed (no launch, bounds or loop step gave one): messages
+# that depend on which thread touches which element say so (KernelContext.block_guessed)
+DEFAULT_BLOCK_SOURCE = "the default block size"
+
+
 @dataclass
 class KernelContext:
     program: Program
@@ -65,6 +70,11 @@ class KernelContext:
     options: Options = field(default_factory=Options)
     param_defaults: dict = field(default_factory=dict)
     launch_smem: int = 0              # dynamic shared memory of the launch, bytes
+
+    @property
+    def block_guessed(self) -> bool:
+        """Whether the block is the default size (no launch, bounds or loop step gave one)."""
+        return self.launch_source.startswith(DEFAULT_BLOCK_SOURCE)
 
     @lazy
     def points(self) -> models.PointCache:

@@ -168,7 +168,7 @@ def shared_race(ctx: KernelContext, r):
             if _cross_thread(ctx, st, acc, _fenced(barrier, st, acc)):
                 reported.add((acc.line, st.line))
                 # which thread touches which element depends on the block: say where an assumed one came from
-                block = "" if not ctx.launch_source.startswith("the default") else \
+                block = "" if not ctx.block_guessed else \
                     f" (block {'x'.join(map(str, ctx.launch.block))} from {ctx.launch_source})"
                 yield ctx.finding(r, acc.line, acc.col,
                                   f"shared read `{acc.text}` may see another thread's write at line {st.line} "

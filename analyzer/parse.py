@@ -1185,9 +1185,22 @@ class _Builder:
         self.errors.sort(key=lambda e: (e.line, e.col))
         self.functions.sort(key=lambda f: f.line)
         self.launches.sort(key=lambda l: (l.line, l.col))
+        self._launched_are_kernels()
         return Program(self.path, self.src, tree, self.functions, self.launches, self.constants,
                        self.globals_, self.errors, self.structs, self.fields, self.aliases, _ascii=self.ascii,
                        original=self.original, shifts=self.shifts, instantiations=self.instantiations)
+
+    def _launched_are_kernels(self) -> None:
+        """Only a kernel can be launched (`k<<<...>>>`, cudaLaunchKernel): a function the file launches
+        that reads as host code has its `__global__` behind a macro from a header (`KERNEL_ATTR void
+        k(...)`), and is a kernel. Not where the file also defines a kernel of that name (an overload)."""
+        launched = {l.kernel for l in self.launches}
+        if not launched:
+            return
+        kernels = {f.name for f in self.functions if f.kind == "global"}
+        for f in self.functions:
+            if f.kind == "host" and f.name in launched and f.name not in kernels:
+                f.kind = "global"
 
     def _inner(self, node, t: str, tparams):
         """The children of `node` (of type `t`) to walk next, last first, each with the template

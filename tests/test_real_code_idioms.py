@@ -728,3 +728,24 @@ def test_a_macro_line_before_a_template_kernel_leaves_its_launch_bounds():
     assert not any(f.code == "PA001" for f in r.findings)
     assert r.kernels[0].launch_source.startswith("__launch_bounds__")
     assert preprocess(BEFORE_TEMPLATE.encode()).text.count(b"\n") == BEFORE_TEMPLATE.count("\n")
+
+
+LAUNCHED_BEHIND_MACRO = """#include "attrs.h"
+KERNEL_ATTR void scale(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= 2.0f;
+}
+void run(float* x, int n) { scale<<<(n + 255) / 256, 256>>>(x, n); }
+"""
+
+
+def test_a_function_the_file_launches_is_a_kernel_whatever_its_macro_qualifier():
+    """`KERNEL_ATTR` from a header hides `__global__`; only a kernel can be launched with <<<>>>."""
+    r = lint_source(LAUNCHED_BEHIND_MACRO, "k.cu")
+    assert [k.name for k in r.kernels] == ["scale"]
+    assert r.contexts[0].launch.block == (256, 1, 1)
+    # not launched: host code, as before (nothing says it is device code)
+    assert not lint_source(LAUNCHED_BEHIND_MACRO.split("void run")[0], "k.cu").kernels
+    # an overload: the file's own kernel of that name is the one launched
+    both = LAUNCHED_BEHIND_MACRO.replace("void run", "__global__ void scale(float* x) { x[threadIdx.x] = 0.0f; }\nvoid run")
+    assert [k.name for k in lint_source(both, "k.cu").kernels] == ["scale"]

@@ -596,7 +596,8 @@ _FILE_SCOPE = frozenset(("translation_unit", "namespace_definition", "declaratio
 _HOST_KEEP = frozenset(("declaration", "preproc_def", "type_definition", "alias_declaration"))
 # an assignment's target (`x =`, `x <<= `...; not `==`), as a whole identifier not after `.` or `->`
 # (assignment_counts finds the same targets without a regex)
-ASSIGNED = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)")
+_ASSIGNING = rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"      # what follows an assigned name
+ASSIGNED = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)" + _ASSIGNING)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _SPACE_BYTES = frozenset(b" \t\n\r\f\v")
@@ -1362,7 +1363,7 @@ class _Builder:
     def _assignments(self, name: str) -> int:
         """How often the file assigns `name` (`name =`, `name +=`...; not `==`), its declaration included."""
         if not _IDENTIFIER.fullmatch(name):
-            return len(re.findall(rb"(?<![\w.>])" + re.escape(name.encode()) + rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", self.src))
+            return len(re.findall(rb"(?<![\w.>])" + re.escape(name.encode()) + _ASSIGNING, self.src))
         if self.assigned is None:
             # one pass over the file for every name, instead of a scan per declaration of host code
             # (each `for (int i = 0; ...)` of a test driver cost a whole-file regex scan)

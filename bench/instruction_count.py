@@ -133,14 +133,11 @@ def main(argv=None) -> int:
     commit = git.stdout.strip() if top.stdout.strip() and Path(top.stdout.strip()).resolve() == root else None
     out = {"root": str(root), "commit": commit or None, "python": sys.version.split()[0],
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **rows}
+    labels = {"lint": "lint_source, one file", "lint_host": "lint_source, one file with host code",
+              "reward": "reward call (no ptxas)"}
     print(f"{'workload':38s} {'instructions/item':>18s} {'items':>6s}  compiled")
-    print(f"{'lint_source, one file':38s} {rows['lint']['per_item'] / 1e6:16.2f} M {rows['lint']['items']:6d}  "
-          f"{rows['lint']['compiled_modules']}")
-    if "lint_host" in rows:
-        print(f"{'lint_source, one file with host code':38s} {rows['lint_host']['per_item'] / 1e6:16.2f} M "
-              f"{rows['lint_host']['items']:6d}  {rows['lint_host']['compiled_modules']}")
-    print(f"{'reward call (no ptxas)':38s} {rows['reward']['per_item'] / 1e6:16.2f} M {rows['reward']['items']:6d}  "
-          f"{rows['reward']['compiled_modules']}")
+    for kind, row in rows.items():
+        print(f"{labels[kind]:38s} {row['per_item'] / 1e6:16.2f} M {row['items']:6d}  {row['compiled_modules']}")
     Path(ns.out).parent.mkdir(parents=True, exist_ok=True)
     Path(ns.out).write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {ns.out}")

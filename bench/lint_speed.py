@@ -40,16 +40,21 @@ TARGET_COLD_START_S = 0.5
 MAX_SOURCE_BYTES = 8192
 
 
-def sources() -> list[str]:
+def distinct_samples() -> list:
+    """One corpus sample per distinct source, in the corpus' order. Generated sources with tables of
+    constants (conv2d's are ~40 KB in 300 lines) are no "file of about 150 lines" of code: they are
+    left out here."""
     from corpus.families import all_samples
 
-    seen: dict[str, str] = {}
+    seen: dict[str, object] = {}
     for s in all_samples():
-        # generated sources with tables of constants (conv2d's are ~40 KB in 300 lines) are no
-        # "file of about 150 lines" of code: they are left out here
         if len(s.source) <= MAX_SOURCE_BYTES:
-            seen.setdefault(s.source_hash, s.source)
-    out = list(seen.values())
+            seen.setdefault(s.source_hash, s)
+    return list(seen.values())
+
+
+def sources() -> list[str]:
+    out = [s.source for s in distinct_samples()]
     examples = ROOT / "analyzer" / "examples"
     out += [p.read_text() for p in sorted(examples.glob("*.cu"))]
     random.Random(0).shuffle(out)  # mix the families in every file
@@ -102,35 +107,29 @@ def _time_loop() -> float:
 
 def with_host_code(n_files: int) -> list[str]:
     """The second set: files shaped like public CUDA files of ~150 lines (bench/realistic_files.py)."""
-    from corpus.families import all_samples
     from realistic_files import build     # bench/ is this script's folder
 
-    seen: dict[str, object] = {}
-    for s in all_samples():
-        if len(s.source) <= MAX_SOURCE_BYTES:
-            seen.setdefault(s.source_hash, s)
-    samples = list(seen.values())
+    samples = distinct_samples()
     random.Random(0).shuffle(samples)
     return build(samples, n_files)
 
 
-def _in_process(lint_source, paths, files, passes: int) -> dict:
-    """Lint each file in-process `passes` times; the median pass's figures, and every pass's files/s."""
-    runs = []
-    for _ in range(max(1, passes)):
-        times = []
-        findings = 0
-        start = time.perf_counter()
-        for p, text in zip(paths, files):
-            t0 = time.perf_counter()
-            res = lint_source(text, str(p))
-            times.append(time.perf_counter() - t0)
-            findings += len(res.findings)
-        runs.append((time.perf_counter() - start, times, findings))
-    return runs
+def _one_pass(lint_source, paths, files) -> tuple[float, list[float], int]:
+    """Lint each file in-process once: (seconds, seconds per file, findings)."""
+    times = []
+    findings = 0
+    start = time.perf_counter()
+    for p, text in zip(paths, files):
+        t0 = time.perf_counter()
+        res = lint_source(text, str(p))
+        times.append(time.perf_counter() - t0)
+        findings += len(res.findings)
+    return time.perf_counter() - start, times, findings
 
 
 def _summary(files, runs, cli: float, cli_jobs: float) -> dict:
+    """A set's figures: the median of its in-process passes (`runs`, each _one_pass's), every pass's
+    files/s, and the CLI's."""
     runs = sorted(runs, key=lambda r: r[0])
     seconds, times, findings = runs[len(runs) // 2]
     times_ms = sorted(t * 1000 for t in times)
@@ -192,7 +191,7 @@ def main() -> int:
         runs: dict[str, list] = {name: [] for name in sets}
         for _ in range(max(1, ns.passes)):
             for name, files in sets.items():
-                runs[name] += _in_process(lint_source, paths[name], files, 1)
+                runs[name].append(_one_pass(lint_source, paths[name], files))
         summaries = {}
         for name, files in sets.items():
             folder = str(Path(tmp) / name)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import random
 
+from analyzer.profile.spec import Buffer
+
 # kernels per file in the public files of 100-200 lines (bench/results/real_code*.json, per_file)
 REAL_KERNELS_PER_FILE = {1: 49, 2: 40, 3: 11, 4: 4, 6: 2}
 
@@ -79,7 +81,7 @@ def host_function(sample, index: int) -> str:
     buffers = []
     for a in sample.args:
         ctype = C_TYPES.get(a.dtype, "float")
-        if type(a).__name__ == "Buffer":
+        if isinstance(a, Buffer):
             n = f"n_{a.name}"
             lines += [f"    const size_t {n} = {int(a.size)};",
                       f"    {ctype} *d_{a.name} = nullptr;",

@@ -77,12 +77,37 @@ def test_batched_estimates_equal_one_access_at_a_time(path):
         assert ctx.estimates == alone
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
-def test_assigned_names_query_keeps_the_walk_order(path):
-    program = parse(path.read_text())
-    walker = _Walker(program, program.kernels[0], {}) if program.kernels else None
-    if walker is None:
+# what the text scan of assigned_names must tell apart: operators that hold `=` but assign nothing,
+# `=` in comments, strings and declarations, targets that are not plain names, C++'s word operators
+ASSIGNMENT_EDGES = r"""
+struct V { float x; V& operator=(const V& o) { x = o.x; return *this; } };
+__global__ void edges(float* a, int* b, int n) {
+    int i = threadIdx.x, j = 0;   // i = 1 in a comment; j == 0
+    const char* s = "k = 2; m++";
+    /* q += 3; */
+    for (int k = 0; k < n && k <= 8 && k >= 0 && k != 5; k += 2) {
+        a[k] = b[k] == 1 ? a[k] : 0.f;
+        i = j = k;
+        j <<= 1; j >>= 1; j |= 2; j &= 7; j ^= 1; j %= 3; j /= 2; j *= 4; j -= 1;
+        i and_eq 3; i or_eq 4; i xor_eq 5;
+        i+++j; --j; j--; ++b[k]; (*b)++; b[0]--;
+        auto f = [&](int t) { t = i; j += t; return t; };
+        f(k);
+        V v; v.x = 1.f; v = v;
+        if ((i = k) == 3) { j = 0; }
+    }
+}
+"""
+ASSIGNMENT_SOURCES = [(p.name, p.read_text()) for p in SOURCES] + [("edges", ASSIGNMENT_EDGES)]
+
+
+@pytest.mark.parametrize("source", ASSIGNMENT_SOURCES, ids=lambda s: s[0])
+def test_assigned_names_are_the_walks_in_its_order(source):
+    program = parse(source[1])
+    if not program.kernels:
         pytest.skip("no kernel")
+    analyze(program, program.kernels[0])    # as lint does first (it reads the grammar's ids)
+    walker = _Walker(program, program.kernels[0], {})
     loops = []
     stack = [program.tree.root_node]
     while stack:
@@ -93,7 +118,7 @@ def test_assigned_names_query_keeps_the_walk_order(path):
     for node in loops:
         want: dict[str, list] = {}
         stack = [node]
-        while stack:   # the right-to-left pre-order walk the query replaced
+        while stack:   # a right-to-left pre-order walk of every node: what the text scan replaces
             n = stack.pop()
             if n.type in ("assignment_expression", "update_expression"):
                 target = n.child_by_field_name("left" if n.type == "assignment_expression" else "argument")

@@ -335,6 +335,7 @@ _QUALIFIER_SUFFIX = re.compile(rb"[A-Z][A-Z0-9_]*_(?:DEVICE|HOST|HOST_DEVICE|DEV
 # this literal-led search costs a sixth of the full scan, which stops at every capital letter.
 _QUALIFIER_TAIL = re.compile(rb"_(?:DEVICE|HOST|HOST_DEVICE|DEVICE_INLINE|INLINE|FORCEINLINE|HD|DI|GLOBAL|KERNEL|API|FUNC|QUALIFIERS)\b")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_SHARED_WORD = re.compile(rb"__shared__\b")     # as r"\b" + this (`_word_starts`)
 # A header's launch-bounds macro before a kernel (PyTorch's `C10_LAUNCH_BOUNDS_1(1024)`, placed
 # between `template <...>` and `__global__`): unknown, it detaches the template from the kernel,
 # which then is no kernel at all. It stands for `__launch_bounds__(...)` with the same arguments.
@@ -368,15 +369,35 @@ def _directives(pattern: re.Pattern, src: bytes):
     is tried at their starts (a scan of every position costs ~40 us on a 5 KB file). Matches
     do not overlap: a line inside the previous match is not tried."""
     end = 0
-    at = src.find(b"#")
-    while at >= 0:
-        line_start = src.rfind(b"\n", 0, at) + 1
-        if line_start >= end and not src[line_start:at].strip(b" \t"):
+    for line_start in _directive_lines(src):
+        if line_start >= end:
             m = pattern.match(src, line_start)
             if m is not None:
                 yield m
                 end = m.end()
+
+
+_LAST_LINES: tuple = (None, ())    # the last text _directive_lines read, and its answer (one object: threads)
+
+
+def _directive_lines(src: bytes) -> tuple[int, ...]:
+    """The starts of the lines whose first non-blank character is `#`. Kept for the last text:
+    the pre-pass asks it of one text for several patterns."""
+    global _LAST_LINES
+    last = _LAST_LINES
+    if last[0] is src or last[0] == src:
+        return last[1]
+    starts = []
+    at = src.find(b"#")
+    while at >= 0:
+        line_start = src.rfind(b"\n", 0, at) + 1
+        if not src[line_start:at].strip(b" \t"):
+            starts.append(line_start)
         at = src.find(b"#", max(at + 1, src.find(b"\n", at) + 1 or len(src)))
+    if type(src) is not bytes:
+        return tuple(starts)     # a bytearray may change: not kept
+    _LAST_LINES = (src, tuple(starts))
+    return _LAST_LINES[1]
 
 
 def _blank(buf: bytearray, start: int, end: int) -> None:
@@ -599,7 +620,6 @@ _HOST_KEEP = frozenset(("declaration", "preproc_def", "type_definition", "alias_
 _ASSIGNING = rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"      # what follows an assigned name
 ASSIGNED = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)" + _ASSIGNING)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _SPACE_BYTES = frozenset(b" \t\n\r\f\v")
 _OP_BYTES = frozenset(b"-+*/%&|^")
 
@@ -1451,7 +1471,7 @@ class _Builder:
         """`__shared__` declarations in a body, found from the keyword's byte offsets
         (walking every node of every kernel costs more than the parse)."""
         seen = set()
-        for m in re.finditer(rb"\b__shared__\b", self.src[body.start_byte:body.end_byte]):
+        for m in _word_starts(_SHARED_WORD, self.src[body.start_byte:body.end_byte]):
             off = body.start_byte + m.start()
             n = body.descendant_for_byte_range(off, off + 10)
             while n is not None and n.type != "declaration" and n != body:

@@ -195,8 +195,10 @@ def test_directive_scan_equals_finditer():
     from analyzer.parse import _DEFINE, _FUNC_MACRO, _PRAGMA_UNROLL, _directives
 
     for src in _preprocess_sources():
-        for pattern in (_DEFINE, _FUNC_MACRO, _PRAGMA_UNROLL):
-            assert [m.span() for m in _directives(pattern, src)] == [m.span() for m in pattern.finditer(src)]
+        # the same text for several patterns (the lines are kept for the last text), and a copy
+        for text in (src, bytearray(src), bytes(src)):
+            for pattern in (_DEFINE, _FUNC_MACRO, _PRAGMA_UNROLL):
+                assert [m.span() for m in _directives(pattern, text)] == [m.span() for m in pattern.finditer(text)]
 
 
 def test_word_starts_equal_a_leading_word_boundary():

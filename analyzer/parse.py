@@ -961,10 +961,18 @@ def launch_bounds(exprs: tuple[str, ...], known: dict[str, int | float]) -> Laun
     return LaunchBounds(nums[0] if nums else None, nums[1] if len(nums) > 1 else None, exprs)
 
 
+# the casts a constant expression may hold, dropped before it is read: `(int)x`, `(std::size_t)x`;
+# `std::size_t(32)`, `int(x)`, `static_cast<int>(x)` (the parenthesized operand stays)
+_ARITHMETIC_TYPE = r"(?:std::)?(?:unsigned\s+)?(?:int|long|size_t|float|double|unsigned|u?int(?:8|16|32|64)_t)"
+_C_CAST = re.compile(r"\(\s*" + _ARITHMETIC_TYPE + r"\s*\)")
+_FUNCTIONAL_CAST = re.compile(r"(?<![\w:.])(?:static_cast\s*<\s*" + _ARITHMETIC_TYPE + r"\s*>|" + _ARITHMETIC_TYPE + r")\s*(?=\()")
+
+
 @lru_cache(maxsize=4096)
 def _parse_constant(text: str):
     """The Python AST of a C constant expression (casts dropped), or None; only read, never changed."""
-    text = re.sub(r"\(\s*(?:unsigned\s+)?(?:int|long|size_t|float|double|unsigned)\s*\)", "", text)
+    if "(" in text:
+        text = _FUNCTIONAL_CAST.sub("", _C_CAST.sub("", text))
     try:
         with warnings.catch_warnings():
             # text like `1if` (code under edit) makes Python warn on stderr, "invalid decimal literal"
@@ -1262,13 +1270,23 @@ class _Builder:
         value = node.child_by_field_id(FIELD.value)
         if name is None or value is None:
             return
+        self._define_text(self.text(name), self.text(value))
+
+    def _define_text(self, name: str, value: str) -> None:
         # tree-sitter keeps a trailing comment in the value: `#define THREADS 256 // per block`
-        text = _TRAILING_COMMENT.sub("", self.text(value)).strip()
+        text = _TRAILING_COMMENT.sub("", value).strip()
         v = eval_constant(text, self.constants)
         if v is not None:
-            self.constants[self.text(name)] = v
+            self.constants[name] = v
         elif type_size(text, self.structs) is not None:
-            self.aliases[self.text(name)] = text  # #define T float4
+            self.aliases[name] = text  # #define T float4
+
+    def _body_defines(self, body) -> None:
+        """`#define`s inside a kernel's or device function's body: a macro holds from its line on
+        whatever braces are around it (`#define SHMEM_COLS (TILE + 1)` above the shared tile it
+        sizes). The build does not walk such bodies; a host body's are read where it does."""
+        for m in _directives(_DEFINE, self.src[body.start_byte:body.end_byte]):
+            self._define_text(m.group(1).decode("utf-8", "replace"), m.group(2).decode("utf-8", "replace"))
 
     def _alias(self, node) -> None:
         target, names = alias_of(node, self.text)
@@ -1441,6 +1459,8 @@ class _Builder:
         if body is None:
             return
         (l0, c0), (l1, _) = node.start_point, node.end_point
+        if kind != "host" and self.src.find(b"define", body.start_byte, body.end_byte) >= 0:
+            self._body_defines(body)
         has_shared = b"__shared__" in self.src[body.start_byte:body.end_byte]
         shared = tuple(self._local_arrays(body)) if has_shared else ()
         self.functions.append(Function(name.split("::")[-1], kind, params, l0 + 1, c0 + 1, l1 + 1, node, body,

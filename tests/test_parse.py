@@ -112,6 +112,31 @@ def test_suffixes_are_taken_off_numbers_only(text, value):
     assert eval_constant(text, {"total": 1024, "tota": 99, "cell": 7, "full": 3, "x2": 5, "x2f": 6}) == value
 
 
+@pytest.mark.parametrize("text,value", [("std::size_t(32)", 32), ("(TILE + std::size_t(1))", 33),
+                                        ("static_cast<int>(7) * 2", 14), ("(std::size_t)5 + 1", 6),
+                                        ("uint32_t(1) << 31", 1 << 31), ("(unsigned int)9", 9), ("size_t(4) << 2", 16),
+                                        ("myfunc(3)", None), ("a.int(3)", None), ("ns::size_t(3)", None)])
+def test_casts_are_dropped_from_constants(text, value):
+    """C casts and functional ones (`std::size_t(32)`, `static_cast<int>(x)`) leave their operand;
+    a call of anything else, or a member or namespace's name, is no cast."""
+    assert eval_constant(text, {"TILE": 32}) == value
+
+
+def test_a_define_inside_a_kernel_body_holds_from_there_on():
+    # cuml's cast_and_transpose pads its tile so, with the macro inside the kernel
+    src = b"""
+#define TILE std::size_t(32)
+__global__ void k(float* a) {
+#define COLS (TILE + std::size_t(1))   // padded
+  __shared__ float s[TILE * COLS];
+  s[threadIdx.x * COLS] = a[threadIdx.x];
+}
+"""
+    p = parse(src)
+    assert p.constants["COLS"] == 33
+    assert p.functions[0].shared[0].dims == (32 * 33,)
+
+
 def test_incompatible_grammar_is_a_clear_error(monkeypatch):
     import tree_sitter
 

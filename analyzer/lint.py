@@ -210,6 +210,18 @@ def _partial_block(program: Program, kernel: Function, max_threads: int | None, 
     return None
 
 
+def _sites(program: Program, kernel: Function) -> tuple:
+    """The file's launch of `kernel` that gives a block, and that or else any launch of it (None: none)."""
+    site = next((l for l in program.launches if l.kernel == kernel.name and l.block is not None), None)
+    return site, site or next((l for l in program.launches if l.kernel == kernel.name), None)
+
+
+def _grid_guessed(program: Program, kernel: Function, spec: LaunchSpec | None) -> bool:
+    """Whether resolve_launch guessed the kernel's grid (no launch spec and no launch in the file gave one)."""
+    any_site = _sites(program, kernel)[1]
+    return (spec is None or spec.grid is None) and (any_site is None or any_site.grid is None)
+
+
 def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, settings: LintSettings,
                    template_args: list[str] | tuple[str, ...] = ()) -> tuple[models.Launch, str, int, dict[str, int | str]]:
     """Block, grid, scalar args, dynamic smem and template arguments for a kernel.
@@ -219,8 +231,7 @@ def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, 
     launches that way takes those of its first explicit instantiation (`template __global__ void
     k<256, 2>(...);`), the code a compiler builds from this file."""
     spec = spec or LaunchSpec()
-    site = next((l for l in program.launches if l.kernel == kernel.name and l.block is not None), None)
-    any_site = site or next((l for l in program.launches if l.kernel == kernel.name), None)
+    site, any_site = _sites(program, kernel)
     targs: dict[str, int | str] = {}
     texts: tuple[str, ...] = ()
     instantiated = ""
@@ -396,6 +407,23 @@ def _configured(configured: Mapping[str, LaunchSpec] | None, noted: dict) -> dic
     return out
 
 
+def _one_block_retry(ctx: KernelContext, note: str) -> tuple[KernelContext, str | None]:
+    """A kernel whose guessed grid's sampled block (block 1) reaches none of its accesses at the
+    assumed sizes (a thread's index scaled by the 8 halves of its vector, or a chunk of 16, runs
+    past n=4096 from block 1 on): estimated again on a grid of one block, whose threads have the
+    lowest indices. (the context to keep, the note to give: None where the retry reached them)"""
+    launch = models.Launch(ctx.launch.block, (1, 1, 1), ctx.launch.args)
+    gx, gy, gz = ctx.launch.grid
+    source = (f"{ctx.launch_source}; a grid of one block: block 1 of the guessed {gx * gy * gz} reaches none of "
+              "its memory accesses at the assumed sizes")
+    one = KernelContext(ctx.program, ctx.kernel, ctx.accesses, launch, source, ctx.arch, ctx.resources, ctx.options,
+                        param_defaults=ctx.param_defaults, launch_smem=ctx.launch_smem)
+    prepare_estimates([one])
+    if _unreached_note(one) is not None:
+        return ctx, note
+    return one, None
+
+
 def _unreached_note(ctx: KernelContext) -> str | None:
     """Why a kernel with memory accesses has no estimate at all: no thread of the sampled block
     gets past their guards and loop bounds (sizes assumed too small or too large for the launch,
@@ -538,6 +566,7 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
     lower = _configured(configured, noted)
     res_cache: dict = {}
     contexts: list[KernelContext] = []
+    guessed_grid: list[bool] = []     # per context: resolve_launch guessed its grid
     for kernel in program.kernels:
         if wanted is not None and kernel.name not in wanted:
             continue
@@ -560,11 +589,15 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
             ctx = KernelContext(program, kernel, ka, launch, source_of_block, arch, resources, settings.options,
                                 launch_smem=smem)
             contexts.append(ctx)
+            guessed_grid.append(_grid_guessed(program, kernel, spec))
         except RecursionError:
             result.notes.append(f"{path}:{kernel.line}: kernel {kernel.name}: nesting too deep to analyze; skipped")
     prepare_estimates(contexts)
-    for ctx in contexts:
+    for i, ctx in enumerate(contexts):
         note = _unreached_note(ctx)
+        if note and guessed_grid[i]:
+            one, note = _one_block_retry(ctx, note)
+            contexts[i] = one
         if note:
             result.notes.append(f"{path}:{ctx.kernel.line}: kernel {ctx.kernel.name}: {note}")
     findings: list[Finding] = []

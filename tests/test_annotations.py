@@ -171,11 +171,36 @@ def test_a_bad_launch_table_is_a_usage_error(tmp_path, table, why):
     assert len(out.stderr.strip().splitlines()) == 1
 
 
+# no block reaches its accesses at the assumed sizes (k = n = 4096): only a given launch helps
+UNREACHED = """\
+__global__ void lu(float* a, int k, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j > k && j < n) a[j * n + k] /= a[k * n + k];
+}
+"""
+
+
 def test_a_kernel_no_sampled_thread_reaches_gets_a_note_pointing_at_the_annotation():
-    src = ITEMS_TEMPLATE
-    (note,) = [n for n in lint_source(src, "t.cu").notes if "no thread of the sampled block" in n]
-    assert note.startswith("t.cu:2: kernel tk:") and "2 memory accesses" in note
-    assert "BLOCK=4096, ITEMS=4096, n=4096" in note and "// cudaperf: launch tk" in note
-    given = lint_source(src + "// cudaperf: launch tk<128, 4> block=128 n=1<<20\n", "t.cu")
+    (note,) = [n for n in lint_source(UNREACHED, "t.cu").notes if "no thread of the sampled block" in n]
+    assert note.startswith("t.cu:1: kernel lu:") and "3 memory accesses" in note
+    assert "k=4096, n=4096" in note and "// cudaperf: launch lu" in note
+    given = lint_source(UNREACHED + "// cudaperf: launch lu block=256 k=0 n=1<<20\n", "t.cu")
     assert not [n for n in given.notes if "no thread" in n]
-    assert kernel(given, "tk").global_load_sectors_per_request == 8
+    assert {f.code for f in given.findings} == {"GM101", "GM102"}     # a column: n floats apart
+
+
+def test_a_guessed_grid_whose_block_1_reaches_nothing_is_estimated_on_one_block():
+    # block 1 starts at BLOCK * ITEMS = 4096 * 4096, past the assumed n; block 0 does not
+    res = lint_source(ITEMS_TEMPLATE, "t.cu")
+    assert not [n for n in res.notes if "no thread" in n]
+    k = kernel(res, "tk")
+    assert k.grid == (1, 1, 1) and "a grid of one block: block 1 of the guessed 1024" in k.launch_source
+    assert k.global_load_sectors_per_request == 8      # in[2 * i]: every other float
+    # a grid that was given is kept, and the note tells how to give a better launch
+    given = lint_source(ITEMS_TEMPLATE, "t.cu", launches={"tk": LaunchSpec((256, 1, 1), (1024, 1, 1), 0, {})})
+    assert kernel(given, "tk").grid == (1024, 1, 1)
+    assert [n for n in given.notes if "no thread of the sampled block" in n]
+    # as does one whose block 1 reaches its accesses
+    annotated = lint_source(ITEMS_TEMPLATE + "// cudaperf: launch tk<128, 4> block=128 n=1<<20\n", "t.cu")
+    assert kernel(annotated, "tk").grid == (1024, 1, 1)
+    assert kernel(annotated, "tk").global_load_sectors_per_request == 8

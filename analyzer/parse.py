@@ -651,6 +651,32 @@ def assignment_counts(src: bytes) -> dict[bytes, int]:
     return out
 
 
+def address_taken(src: bytes) -> set[bytes]:
+    """The names the text takes the address of (`&size`, `& n`): a unary `&`, not `&&` nor `a & b`
+    (after a name, a number, `)` or `]` it is a binary and)."""
+    out: set[bytes] = set()
+    n = len(src)
+    i = src.find(b"&")
+    while i >= 0:
+        if i + 1 < n and src[i + 1] == 38:        # `&&`
+            i = src.find(b"&", i + 2)
+            continue
+        j = i
+        while j > 0 and src[j - 1] in _SPACE_BYTES:
+            j -= 1
+        if j == 0 or (src[j - 1] not in _WORD_BYTES and src[j - 1] not in b")]&"):
+            k = i + 1
+            while k < n and src[k] in _SPACE_BYTES:
+                k += 1
+            end = k
+            while end < n and src[end] in _WORD_BYTES:
+                end += 1
+            if end > k and not 48 <= src[k] <= 57:
+                out.add(src[k:end])
+        i = src.find(b"&", i + 1)
+    return out
+
+
 _FUNC_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[ \t]*((?:[^\n]*\\\n)*[^\n]*)$", re.M)
 
 
@@ -1150,6 +1176,7 @@ class _Builder:
         # host code's local constants (`const int threads = 256;`), for the launch sites after them
         self.launch_consts: dict[str, int | float] = {}
         self.assigned: dict[bytes, int] | None = None   # names the file assigns, and how often (_assignments)
+        self.addressed: set[bytes] | None = None        # names whose address the file takes (address_taken)
         self.ascii = src.decode("ascii") if src.isascii() else None   # as Program._ascii: see text
 
     def text(self, node) -> str:
@@ -1393,8 +1420,9 @@ class _Builder:
         if v is None:
             self.launch_consts.pop(name, None)     # a later declaration of the name hides an earlier one
             return
-        if not const and self._assignments(name) != 1:
-            self.launch_consts.pop(name, None)     # assigned again somewhere: not a constant
+        if not const and (self._assignments(name) != 1 or self._address_taken(name)):
+            # assigned again somewhere, or through a pointer (`GetSize(..., &size)`): not a constant
+            self.launch_consts.pop(name, None)
             return
         self.launch_consts[name] = v
 
@@ -1407,6 +1435,11 @@ class _Builder:
             # (each `for (int i = 0; ...)` of a test driver cost a whole-file regex scan)
             self.assigned = assignment_counts(self.src)
         return self.assigned.get(name.encode(), 0)
+
+    def _address_taken(self, name: str) -> bool:
+        if self.addressed is None:
+            self.addressed = address_taken(self.src)
+        return name.encode() in self.addressed
 
     def _launch_known(self) -> dict:
         return {**self.constants, **self.launch_consts} if self.launch_consts else self.constants

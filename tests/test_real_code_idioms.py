@@ -58,7 +58,10 @@
 - barriers in inline PTX (`bar.sync 0`, named barriers `bar.sync 1, 128`, `bar.arrive`,
   `mbarrier.try_wait`): the race check read past them too;
 - inline PTX laid out with escapes (`"{\\n\\tld.global.f32 %0, [%1];\\n}"`): the instruction after
-  `\\t` was not recognized, so its access was not counted.
+  `\\t` was not recognized, so its access was not counted;
+- a host variable set through its address before the launch that passes it (Paddle's arange:
+  `int64_t size = 0; GetSize(start, end, step, &size); Range<<<grid, block>>>(..., size, ...)`):
+  it was taken for the constant 0, and no thread reached the kernel's store.
 """
 from __future__ import annotations
 
@@ -749,3 +752,33 @@ def test_a_function_the_file_launches_is_a_kernel_whatever_its_macro_qualifier()
     # an overload: the file's own kernel of that name is the one launched
     both = LAUNCHED_BEHIND_MACRO.replace("void run", "__global__ void scale(float* x) { x[threadIdx.x] = 0.0f; }\nvoid run")
     assert [k.name for k in lint_source(both, "k.cu").kernels] == ["scale"]
+
+
+SET_THROUGH_ADDRESS = """\
+__global__ void fill(float* out, float start, float step, long size) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < size) out[i] = start + step * i;
+}
+void arange(float* out, float start, float end, float step) {
+  long size = 0;
+  get_size(start, end, step, &size);
+  fill<<<(size + 255) / 256, 256>>>(out, start, step, size);
+}
+"""
+
+
+def test_a_host_variable_set_through_its_address_is_no_launch_constant():
+    r = lint_source(SET_THROUGH_ADDRESS, "a.cu")
+    assert not [n for n in r.notes if "no thread" in n]
+    (k,) = r.kernels
+    assert "size" in k.assumed and k.global_store_sectors_per_request == 4
+    # never set again: the constant it is
+    fixed = lint_source(SET_THROUGH_ADDRESS.replace("get_size(start, end, step, &size);", ""), "a.cu")
+    assert [n for n in fixed.notes if "no thread" in n]
+
+
+def test_address_taken_reads_unary_ampersands_only():
+    from analyzer.parse import address_taken
+
+    text = b"f(&size); x = a & mask; if (p && q) g(& n); int& r = v; y = (a)&b; z = t[1]&c; cudaMemcpy(&h, d, 4);"
+    assert address_taken(text) == {b"size", b"n", b"h"}

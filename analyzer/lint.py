@@ -407,11 +407,11 @@ def _configured(configured: Mapping[str, LaunchSpec] | None, noted: dict) -> dic
     return out
 
 
-def _one_block_retry(ctx: KernelContext, note: str) -> tuple[KernelContext, str | None]:
+def _one_block_retry(ctx: KernelContext) -> KernelContext | None:
     """A kernel whose guessed grid's sampled block (block 1) reaches none of its accesses at the
     assumed sizes (a thread's index scaled by the 8 halves of its vector, or a chunk of 16, runs
     past n=4096 from block 1 on): estimated again on a grid of one block, whose threads have the
-    lowest indices. (the context to keep, the note to give: None where the retry reached them)"""
+    lowest indices. None where that block reaches none either."""
     launch = models.Launch(ctx.launch.block, (1, 1, 1), ctx.launch.args)
     gx, gy, gz = ctx.launch.grid
     source = (f"{ctx.launch_source}; a grid of one block: block 1 of the guessed {gx * gy * gz} reaches none of "
@@ -419,9 +419,7 @@ def _one_block_retry(ctx: KernelContext, note: str) -> tuple[KernelContext, str 
     one = KernelContext(ctx.program, ctx.kernel, ctx.accesses, launch, source, ctx.arch, ctx.resources, ctx.options,
                         param_defaults=ctx.param_defaults, launch_smem=ctx.launch_smem)
     prepare_estimates([one])
-    if _unreached_note(one) is not None:
-        return ctx, note
-    return one, None
+    return None if _unreached_note(one) is not None else one
 
 
 def _unreached_note(ctx: KernelContext) -> str | None:
@@ -595,9 +593,9 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
     prepare_estimates(contexts)
     for i, ctx in enumerate(contexts):
         note = _unreached_note(ctx)
-        if note and guessed_grid[i]:
-            one, note = _one_block_retry(ctx, note)
-            contexts[i] = one
+        one = _one_block_retry(ctx) if note and guessed_grid[i] else None
+        if one is not None:
+            contexts[i], note = one, None
         if note:
             result.notes.append(f"{path}:{ctx.kernel.line}: kernel {ctx.kernel.name}: {note}")
     findings: list[Finding] = []

@@ -782,3 +782,14 @@ def test_address_taken_reads_unary_ampersands_only():
 
     text = b"f(&size); x = a & mask; if (p && q) g(& n); int& r = v; y = (a)&b; z = t[1]&c; cudaMemcpy(&h, d, 4);"
     assert address_taken(text) == {b"size", b"n", b"h"}
+
+
+def test_barriers_after_one_early_return_are_one_finding():
+    """kaldi's Cholesky kernels return early and then meet five barriers: one cause, reported at
+    the first barrier after each return with the count of the rest."""
+    src = EARLY_RETURN.replace("  data[id] += buf;\n", "  data[id] += buf;\n  __syncthreads();\n"
+                               "  if (threadIdx.x >= 16) return;\n  __syncthreads();\n  __syncthreads();\n")
+    found = sorted((f.line, f.message) for f in lint_source(src, "k.cu").findings if f.code == "SY301")
+    assert [line for line, _ in found] == [6, 10]
+    assert found[0][1].endswith("; 1 more barrier after it")
+    assert "(threadIdx.x >= 16)" in found[1][1] and found[1][1].endswith("; 1 more barrier after it")

@@ -1,6 +1,7 @@
 """Control flow: barriers under divergent conditions, divergent branches in loops."""
 from __future__ import annotations
 
+import math
 import re
 
 from .. import symbolic as S
@@ -16,8 +17,11 @@ _BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", 
           Flags block-wide barriers inside `if`s, loops or after early `return`s whose condition
           depends on the thread (threadIdx, or values derived from it, or per-thread data). A
           condition that reads the thread but is the same for the whole block is not flagged (a
-          grid-stride loop's `i - threadIdx.x < n`). After an early `return` the message says so:
-          current GPUs count threads that exited as arrived, but CUDA leaves it undefined.
+          grid-stride loop's `i - threadIdx.x < n`, or one rounded up to whole strides, PyTorch's
+          `i < rounded_size`), nor one that no thread's index changes (`threadIdx.x >= blockDim.x`
+          holds for none). After an early `return` the message says so: current GPUs count
+          threads that exited as arrived, but CUDA leaves it undefined. That case is reported
+          once per return, at the first barrier after it, with the count of the others.
 
       Why is this bad?
           Every thread of the block must reach the same barrier. If some threads skip it the
@@ -31,24 +35,37 @@ _BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", 
           __syncthreads();
       """)
 def divergent_barrier(ctx: KernelContext, r):
+    exits = ctx.accesses.exits
+    after_return = []       # (barrier, the early return it is reported for)
+    more: dict[int, int] = {}   # per early return (its id): the barriers after its first one
     for b in ctx.accesses.barriers:
         if b.name not in _BLOCK_BARRIERS:
             continue
         bad = [g for g in b.guards if ctx.accesses.thread_dependent(g)]
         if bad:
             bad = [g for g in bad if not _same_in_block(g, b.loops, ctx.accesses)]
-        if bad and all(any(g is e for e in ctx.accesses.exits) for g in bad):
+        if bad and all(any(g is e for e in exits) for g in bad):
             # an early return before the barrier: an idiom that runs on current GPUs, which count
-            # exited threads as arrived, and that CUDA still leaves undefined
-            yield ctx.finding(r, b.line, b.col,
-                              f"{b.name}() comes after an early return of the threads where "
-                              f"`{_readable(bad[0][2] if bad[0][0] == 'b' else bad[0])}` holds; CUDA leaves a barrier that some threads of "
-                              f"the block never reach undefined (current GPUs count exited threads as arrived; "
-                              f"guard the work instead of returning)")
+            # exited threads as arrived, and that CUDA still leaves undefined. Reported at the
+            # first barrier after each return (one cause, one finding), with the count of the rest
+            new = [g for g in bad if id(g) not in more]
+            if new:
+                after_return.append((b, new[0]))
+                more[id(new[0])] = 0
+            else:
+                more[id(bad[-1])] += 1
         elif bad:
             yield ctx.finding(r, b.line, b.col,
                               f"{b.name}() is reached only by threads where `{_readable(bad[0])}` holds; "
                               f"threads that skip it leave the block deadlocked or undefined")
+    for b, ret in after_return:
+        n = more[id(ret)]
+        rest = f"; {n} more barrier{'s' if n > 1 else ''} after it" if n else ""
+        yield ctx.finding(r, b.line, b.col,
+                          f"{b.name}() comes after an early return of the threads where "
+                          f"`{_readable(ret[2] if ret[0] == 'b' else ret)}` holds; CUDA leaves a barrier that some threads of "
+                          f"the block never reach undefined (current GPUs count exited threads as arrived; "
+                          f"guard the work instead of returning){rest}")
 
 
 def _readable(e: S.Expr) -> str:
@@ -64,8 +81,11 @@ def _same_in_block(guard: S.Expr, loops, ka) -> bool:
     """Whether a condition that reads the thread is still the same for every thread of a block:
     a comparison whose sides differ by no thread-dependent term once each loop variable is its
     closed form, `(i - threadIdx.x) < n` in `for (i = tid; i - threadIdx.x < n; i += stride)`
-    (`i - threadIdx.x` is the block's offset), or `t < end + tid` in a loop from `start + tid`.
-    Negations and &&/|| of such comparisons are too."""
+    (`i - threadIdx.x` is the block's offset), or `t < end + tid` in a loop from `start + tid`;
+    one that no thread's index can change (`threadIdx.x >= blockDim.x`); a grid-stride loop's
+    bound rounded up to whole strides. Negations and &&/|| of such comparisons are too."""
+    if _whole_strides(guard, loops, ka):
+        return True
     closed = {}
     for lp in loops:
         if lp.var and lp.iter_symbol and lp.step is not None and lp.step[0] in ("+=", "-=") \
@@ -93,7 +113,103 @@ def _uniform(e: S.Expr, ka) -> bool:
     if difference is None:
         return False
     taint = ka.tainted
-    return not any(x in taint or x.startswith("threadIdx") for monomial in difference for x in monomial)
+    if not any(x in taint or x.startswith("threadIdx") for monomial in difference for x in monomial):
+        return True
+    return _fixed_over_threads(op, difference, taint)
+
+
+# Launch dimensions: each at least 1 in any launch
+_DIMS = frozenset(f"{d}.{c}" for d in ("blockDim", "gridDim") for c in "xyz")
+
+
+def _range(p: dict) -> tuple[float, float] | None:
+    """The values a polynomial in launch dimensions can take, (lowest, highest), or None where it
+    reads anything else."""
+    lo = hi = 0.0
+    for monomial, c in p.items():
+        if not monomial:
+            lo += c
+            hi += c
+        elif not all(x in _DIMS for x in monomial):
+            return None
+        elif c > 0:        # c * (a product of dimensions >= 1): from c up
+            lo += c
+            hi = math.inf
+        else:
+            lo = -math.inf
+            hi += c
+    return lo, hi
+
+
+def _truth(op: str, lo: float, hi: float) -> bool | None:
+    """`v op 0` for every v in [lo, hi]: True, False, or None where it depends on v."""
+    if op == "<":
+        return True if hi < 0 else False if lo >= 0 else None
+    if op == "<=":
+        return True if hi <= 0 else False if lo > 0 else None
+    if op == ">":
+        return True if lo > 0 else False if hi <= 0 else None
+    if op == ">=":
+        return True if lo >= 0 else False if hi < 0 else None
+    return None
+
+
+def _fixed_over_threads(op: str, difference: dict, taint) -> bool:
+    """Whether `difference op 0`, linear in one threadIdx component t and otherwise a polynomial in
+    launch dimensions, holds for all threads or for none: it does at t = 0 and at t = blockDim - 1
+    alike (`threadIdx.x >= blockDim.x` is false for every thread; a line between two points on
+    the same side of 0 stays there)."""
+    thread = [(m, c) for m, c in difference.items() if any(x in taint or x.startswith("threadIdx") for x in m)]
+    if len(thread) != 1 or len(thread[0][0]) != 1 or not thread[0][0][0].startswith("threadIdx."):
+        return False
+    (t,), a = thread[0]
+    at_first = {m: c for m, c in difference.items() if m != (t,)}
+    at_last = dict(at_first)
+    dim = ("blockDim" + t[len("threadIdx"):],)
+    at_last[dim] = at_last.get(dim, 0) + a
+    at_last[()] = at_last.get((), 0) - a
+    ranges = _range(at_first), _range(at_last)
+    if ranges[0] is None or ranges[1] is None:
+        return False
+    first, last = _truth(op, *ranges[0]), _truth(op, *ranges[1])
+    return first is not None and first == last
+
+
+def _whole_strides(guard: S.Expr, loops, ka) -> bool:
+    """`i < Q * S` in `for (i = blockIdx.x * blockDim.x + threadIdx.x; i < Q * S; i += S)` where S
+    is at least the grid's threads and Q a whole number (PyTorch's `rounded_size`, the grid-stride
+    bound rounded up so that every thread runs Q iterations and may meet a barrier in them): the
+    same for every thread of the grid."""
+    if guard[0] != "b" or guard[1] != "<" or guard[2][0] != "s" or guard[3][0] != "b" or guard[3][1] != "*":
+        return False
+    lp = next((x for x in loops if x.var == guard[2][1]), None)
+    if lp is None or lp.step is None or lp.step[0] != "+=":
+        return False
+    step = S.to_poly(lp.step[1])
+    if step is None or S.to_poly(lp.init) != _GLOBAL_X:
+        return False
+    spare = dict(step)      # S - gridDim.x * blockDim.x
+    spare[_GRID_THREADS_X] = spare.get(_GRID_THREADS_X, 0) - 1
+    spare = _range(spare)
+    if spare is None or spare[0] < 0:
+        return False
+    for q, s in ((guard[3][2], guard[3][3]), (guard[3][3], guard[3][2])):
+        if S.to_poly(s) == step and not _has_float(q) and not ka.thread_dependent(q):
+            return True
+    return False
+
+
+_GLOBAL_X = {("blockDim.x", "blockIdx.x"): 1, ("threadIdx.x",): 1}
+_GRID_THREADS_X = ("blockDim.x", "gridDim.x")
+
+
+def _has_float(e: S.Expr) -> bool:
+    """Whether a floating-point constant takes part (a quotient that need not be whole)."""
+    if e[0] == "c":
+        return isinstance(e[1], float)
+    if e[0] == "f":
+        return any(_has_float(x) for x in e[2])
+    return any(_has_float(x) for x in e[2:])
 
 
 def _poly(e: S.Expr, ka):

@@ -445,15 +445,22 @@ _ONCE = frozenset(("expression_statement", "compound_statement", "comma_expressi
 
 
 # cooperative groups (cooperative_groups.h): what their sync() is, and their ranks and sizes
-_GROUP_BARRIER = {"block": "__syncthreads", "grid": "grid.sync", "tile": "__syncwarp"}
+_GROUP_BARRIER = {"block": "__syncthreads", "grid": "grid.sync", "tile": "__syncwarp", "subset": "__syncwarp"}
+# Groups of some lanes of one warp, known at run time: `coalesced_threads()` (the lanes active
+# there), `binary_partition(tile, pred)`, `labeled_partition(tile, label)`
+_SUBSET_GROUP = re.compile(r"(?:^|::|\s)(?:coalesced_group|coalesced_threads\(\)|binary_partition\(\)|"
+                           r"labeled_partition\(\))\s*$")
 _GROUP_TYPE = re.compile(r"(?:^|::|\s)(?:(thread_block|this_thread_block\(\))|(grid_group|this_grid\(\))|"
                          r"(?:thread_block_tile|tiled_partition)\s*<\s*(\d+)\s*>(?:\(\))?)\s*$")
 
 
 def _group_of(type_text: str) -> tuple | None:
-    """("block", 0), ("grid", 0) or ("tile", n) for a cooperative group's type (`cg::thread_block`,
-    `thread_block_tile<32>`) or the call that makes one (`cg::this_grid()`), else None."""
+    """("block", 0), ("grid", 0), ("tile", n) or ("subset", 32) for a cooperative group's type
+    (`cg::thread_block`, `thread_block_tile<32>`, `coalesced_group`) or the call that makes one
+    (`cg::this_grid()`), else None."""
     if "block" not in type_text and "grid" not in type_text and "tile" not in type_text:
+        if ("coalesced" in type_text or "partition" in type_text) and _SUBSET_GROUP.search(type_text.strip()):
+            return ("subset", 32)
         return None
     m = _GROUP_TYPE.search(type_text.strip())
     if m is None:
@@ -500,6 +507,11 @@ def _group_value(group: tuple, method: str) -> Expr | None:
             return S.binop("*", _dim3_product("gridDim"), _dim3_product("blockDim"))
         if method == "num_blocks":
             return _dim3_product("gridDim")
+    elif kind == "subset":
+        # its rank counts its lanes from the warp's lowest: taken as the lane, exact where every
+        # lane is in it; rank 0, the leader, is one lane of each warp either way
+        if method == "thread_rank":
+            return S.binop("%", block_rank, ("c", n))
     else:
         if method == "thread_rank":
             return S.binop("%", block_rank, ("c", n))

@@ -185,12 +185,31 @@ def missing_guard(ctx: KernelContext, r):
                           unchecked_lines=1 if checked else len(lines))
 
 
+# Atomics that set a value rather than add one up: under a condition on the data, outside loops,
+# they record an event (an error flag, a found nonce, a new best) that few threads may meet
+_SETTERS = frozenset(("atomicExch", "atomicCAS", "atomicMax", "atomicMin", "atomicOr", "atomicAnd"))
+
+
+def _atomic_op(access) -> str:
+    """`atomicExch` for `atomicExch(lossy, 1)`, `::atomicCAS_block(...)`, `atomicMax_system(...)`."""
+    op = access.text.split("(", 1)[0].strip().rsplit("::", 1)[-1]
+    for scope in ("_block", "_system"):
+        if op.endswith(scope):
+            return op[:-len(scope)]
+    return op
+
+
 @rule("GM105", "contended-global-atomic", "warning",
       "A global atomic on one address that every thread (or every loop iteration) hits.",
       """
       What it does
           Flags global atomics whose address is the same for all threads of a block when more than
-          one lane of a warp performs them, or when they sit inside a loop.
+          one lane of a warp performs them, or when they sit inside a loop. An atomic that sets
+          a value (exchange, compare-and-swap, min, max, and, or) under a condition on the data
+          (or one the analyzer cannot read), outside loops, is not flagged: an error flag or a
+          found result that the data decides how many threads raise (`if (x != x)
+          atomicExch(nan_seen, 1)`). A compare-and-swap's own retry loop (`do { ... } while`)
+          counts as one update.
 
       Why is this bad?
           Atomics to one address serialize in L2: a million threads adding to `out[0]` run one
@@ -210,10 +229,19 @@ def contended_atomic(ctx: KernelContext, r):
         if ctx.accesses.thread_dependent(access.address):
             continue
         lanes = est.active_lanes if est is not None else None
-        in_loop = bool(access.loops)
+        op = _atomic_op(access)
+        # a compare-and-swap's own retry loop, `do { old = atomicCAS(p, ...); } while (...)`, is
+        # one update: the loops around it are what repeat it
+        loops = access.loops[:-1] if op == "atomicCAS" and access.loops and access.loops[-1].kind == "do" \
+            else access.loops
+        in_loop = bool(loops)
+        if not in_loop and op in _SETTERS and any(S.has_load(g) or S.is_unknown(g) for g in access.guards):
+            # a value set under a condition on the data, which says how many threads meet it (an
+            # error flag: cuml's `if (back_cast != orig) atomicExch(lossy, 1)`; a found nonce)
+            continue
         if (lanes is not None and lanes >= 2) or (in_loop and (lanes is None or lanes >= 2 or not access.guards)):
             detail = f"{lanes:.0f} lanes per warp request hit one address" if lanes else "one address for every thread"
-            where = f" inside the loop at line {access.loops[-1].line}" if in_loop else ""
+            where = f" inside the loop at line {loops[-1].line}" if in_loop else ""
             yield ctx.finding(r, access.line, access.col,
                               f"global atomic `{access.text}` on a thread-invariant address{where}: {detail}; "
                               f"the updates serialize",

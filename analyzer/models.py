@@ -627,11 +627,27 @@ def _truth(v) -> np.ndarray:
     return a if a.dtype is _BOOL else a != 0
 
 
+def _guard_value(g: S.Expr, env: Mapping, memo: dict | None = None):
+    """A guard's value, as S.evaluate gives it; but for `a && b` with a side that cannot be
+    evaluated (`i < n && mask[i]`: a load), the other side's: the unknown side counts as true,
+    as a whole guard that cannot be evaluated does, and the bounds check still masks lanes."""
+    v = S.evaluate(g, env, memo)
+    if v is None and g[0] == "b" and g[1] == "&&":
+        a = _guard_value(g[2], env, memo)
+        b = _guard_value(g[3], env, memo)
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return np.logical_and(a, b)
+    return v
+
+
 def active_mask(guards: tuple[S.Expr, ...], env: Mapping, n: int) -> np.ndarray:
     """Threads for which every known guard holds; a guard we cannot evaluate counts as true."""
     mask = np.array(env["%valid"], dtype=bool)
     for g in guards:
-        v = S.evaluate(g, env)
+        v = _guard_value(g, env)
         if v is None:
             continue
         if S.ndim(v) == 0:
@@ -700,7 +716,7 @@ def stacked_mask(guards: tuple[S.Expr, ...], pts: Points) -> np.ndarray:
     mask = np.empty((pts.count, pts.n), dtype=bool)
     mask[...] = pts.env["%valid"]
     for g in guards:
-        v = S.evaluate(g, pts.env, pts.memo)
+        v = _guard_value(g, pts.env, pts.memo)
         if v is None:
             continue
         mask &= _truth(v)
@@ -810,7 +826,7 @@ class PointCache:
         if m is None:
             if guards:
                 m = self.mask(guards[:-1], pts_key, pts)
-                v = S.evaluate(guards[-1], pts.env, pts.memo)
+                v = _guard_value(guards[-1], pts.env, pts.memo)
                 if v is not None:
                     m = m & _truth(v)   # v is a scalar or broadcasts to m
             else:

@@ -403,3 +403,26 @@ def test_last_iteration_of_a_multiplicative_loop_and_none_where_unknown():
     assert models.last_iteration(counting, env) is None          # additive loops are sampled, not walked
     assert models.last_iteration(doubling, env, cap=8) is None   # longer than the cap
     assert models.last_iteration(doubling, env)[doubling.var] == 1 << 19
+
+
+MASKED = """__global__ void visit(const bool* mask, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && mask[i]) out[i] = 1.0f;
+  if (mask[i] && i < n) out[n + i] = 2.0f;
+  if (i < n || mask[i]) out[2 * n + i] = 3.0f;
+}
+"""
+
+
+def test_a_bounds_check_anded_with_a_load_still_masks_lanes():
+    """Rodinia's BFS: `if (tid < no_of_nodes && g_graph_mask[tid])`. The load's side cannot be
+    evaluated and counts as true, as a whole guard that cannot be does; the bounds check still
+    leaves 100 of the block's 256 threads, 4 warps. `||` with an unknown side says nothing."""
+    from analyzer.lint import LaunchSpec, LintSettings, lint_source
+
+    r = lint_source(MASKED, "m.cu", settings=LintSettings(), kernels=["visit"],
+                    launches={"visit": LaunchSpec((256, 1, 1), (1, 1, 1), 0, {"n": 100})})
+    ctx = r.contexts[0]
+    stores = [e for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.kind == "store"]
+    assert [e.requests for e in stores] == [pytest.approx(4), pytest.approx(4), pytest.approx(8)]
+    assert [e.active_lanes for e in stores[:2]] == [pytest.approx(25), pytest.approx(25)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import operator
 import re
+import struct
 from dataclasses import dataclass, field
 
 from . import symbolic as S
@@ -60,6 +61,16 @@ _CVTA_SHARED = ("__cvta_generic_to_shared", "cvta_to_shared_u32", "__cvta_generi
 # arithmetic a floating literal may sit in; numbers alone in it (`1.0 / 3`) are folded by the compiler
 _CONSTANT_ARITHMETIC = frozenset(("binary_expression", "parenthesized_expression", "unary_expression"))
 _NUMBER_IN = re.compile(r"(?<![\w.])(?:\d[\w.]*|\.\d[\w.]*)")
+# An unsuffixed floating literal (a double): `1.0`, `.5`, `2.`, `1e-3`; not `1.0f`
+_DOUBLE_LITERAL = re.compile(r"(?<![\w.])(?:\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)(?![\w.])")
+# float math that takes its argument as a float (`expf`, `fmaxf`, `__expf`, `__fdividef`)
+_FLOAT_CALL = re.compile(r"(?:__)?[a-z][a-z0-9_]*f")
+_FLOAT_LEAF = re.compile(r"(?<![\w.])(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)[fF]\b|"
+                         r"\b(?:__)?[a-z][a-z0-9_]*f\s*\(")
+_NARROWING_OPS = frozenset(("+", "-", "*", "/"))
+_NAME_RUN = re.compile(r"[A-Za-z_]\w*")
+_F32 = struct.Struct("f")
+_COMPARISONS = frozenset(("<", ">", "<=", ">=", "==", "!="))
 _NAME_IN = re.compile(r"[A-Za-z_]")
 # a statement macro of this name from an unseen header is a barrier (_Walker._macro_barrier):
 # capitals (a macro) with SYNC or BARRIER as a word of it (not CP_ASYNC_WAIT)
@@ -291,6 +302,10 @@ class FloatLiteral:
     # in arithmetic on numbers alone whose value is stored, not combined with a variable
     # (`real div = 1.0 / 3;`): the compiler folds it, no FP64 instruction runs
     folded: bool = False
+    # one operation with a float whose result is a float at once (`y = x / 2.0`, `x > .5`,
+    # `return c ? 1 : .01;` in a float function), the literal exact in float: the compiler
+    # does it in FP32 (_Walker._narrowed)
+    narrowed: bool = False
 
 
 @fast_init
@@ -343,6 +358,22 @@ class KernelAccesses:
     def data_dependent(self, e: Expr) -> bool:
         return S.has_load(e)
 
+
+
+def _f32(x: float) -> float:
+    """x rounded to float32; NaN where float32 cannot hold it."""
+    try:
+        return _F32.unpack(_F32.pack(x))[0]
+    except OverflowError:
+        return float("nan")
+
+
+def _unparenthesized_parent(node):
+    """(the node or the outermost parentheses around it, what holds them)."""
+    child, parent = node, node.parent
+    while parent is not None and _KINDS[parent.kind_id] == "parenthesized_expression":
+        child, parent = parent, parent.parent
+    return child, parent
 
 @fast_init
 @dataclass(frozen=True)
@@ -1749,13 +1780,80 @@ class _Walker:
                         top, parent = parent, parent.parent
                     folded = top is not node and (parent is None or _KINDS[parent.kind_id] not in _CONSTANT_ARITHMETIC)
                     self.out.float_literals.append(FloatLiteral(raw, node.start_point[0] + 1, node.start_point[1] + 1,
-                                                                self.text(parent) if parent is not None else raw, folded))
+                                                                self.text(parent) if parent is not None else raw, folded,
+                                                                not folded and self._narrowed(node, value)))
                 return ("c", value)
             if len(txt) > 1 and txt.startswith("0") and txt.isdigit():
                 return ("c", int(txt, 8))
             return ("c", int(txt))
         except ValueError:
             return S.UNKNOWN
+
+    def _narrowed(self, node, value: float) -> bool:
+        """Whether nvcc does a double literal's arithmetic in FP32 (checked on its PTX, CUDA 13):
+        one branch of a `?:` whose result becomes a float at once (assigned or returned as one,
+        passed to `expf`...); or, the literal exact in float, one operand of a comparison, of a
+        compound assignment to a float, or of one `+ - * /` with a float whose result becomes a
+        float at once. A chain (`0.5 * x * y`, `y += x * 0.5`), an int operand (`i * 0.5`) or an
+        inexact literal (`x * 0.1`) stays FP64."""
+        child, parent = _unparenthesized_parent(node)
+        if parent is None:
+            return False
+        kind = _KINDS[parent.kind_id]
+        if kind == "conditional_expression":   # a select: the float it yields is rounded at compile time
+            return parent.child_by_field_id(F_CONDITION) != child and self._to_float(parent)
+        if not value == value or abs(value) == float("inf") or _f32(value) != value:
+            return False
+        if kind == "binary_expression":
+            op = self._op(parent)
+            if op in _COMPARISONS:
+                return True
+            left = parent.child_by_field_id(F_LEFT)
+            other = parent.child_by_field_id(F_RIGHT) if left == child else left
+            return op in _NARROWING_OPS and other is not None and self._float_valued(other) and self._to_float(parent)
+        if kind == "assignment_expression":
+            left = parent.child_by_field_id(F_LEFT)
+            return (self._op(parent) in ("+=", "-=", "*=", "/=") and left is not None and left != child
+                    and self._float_valued(left))
+        return False
+
+    def _float_valued(self, node) -> bool:
+        """Whether an expression's C type is float: a float name, element or call in it, and no
+        double literal or cast to double or int."""
+        t = self.text(node)
+        if _DOUBLE_LITERAL.search(t) or "double" in t or "(int)" in t:
+            return False
+        if _FLOAT_LEAF.search(t):
+            return True
+        types = self.types
+        return any(types.get(name, "").replace("const", "").strip(" *&").split(" ")[-1] in FLOAT_TYPES
+                   for name in _NAME_RUN.findall(t))
+
+    def _to_float(self, node) -> bool:
+        """Whether an expression's value becomes a float at once: assigned to a float, declared
+        as one, returned from a float function, or passed to float math."""
+        child, parent = _unparenthesized_parent(node)
+        if parent is None:
+            return False
+        kind = _KINDS[parent.kind_id]
+        if kind == "assignment_expression":
+            left = parent.child_by_field_id(F_LEFT)
+            return self._op(parent) == "=" and left is not None and left != child and self._float_valued(left)
+        if kind == "init_declarator":
+            decl = parent.parent
+            tnode = decl.child_by_field_id(F_TYPE) if decl is not None else None
+            return tnode is not None and self.text(tnode) in FLOAT_TYPES
+        if kind == "return_statement":
+            fn = parent.parent
+            while fn is not None and _KINDS[fn.kind_id] != "function_definition":
+                fn = fn.parent
+            tnode = fn.child_by_field_id(F_TYPE) if fn is not None else None
+            return tnode is not None and self.text(tnode) == "float"
+        if kind == "argument_list":
+            call = parent.parent
+            fn = call.child_by_field_id(F_FUNCTION) if call is not None else None
+            return fn is not None and _FLOAT_CALL.fullmatch(self.text(fn)) is not None
+        return False
 
     def field(self, node) -> Expr:
         arg = node.child_by_field_id(F_ARGUMENT)

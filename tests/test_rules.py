@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,24 @@ def test_serial_loop_counts_the_lone_lanes_iterations():
     assert (f.line, f.col) == (3, 46)           # the `for`
     r = lint_source(src, "t.cu", launches={"t0": LaunchSpec(block=(256, 1, 1), grid=(1, 1, 1), args={"n": 16})})
     assert not [f for f in r.findings if f.code == "DV402"]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+def test_fp501_fixture_agrees_with_nvcc(tmp_path):
+    """FP501 leaves alone what nvcc does in FP32 and flags what it does in FP64: the fixture's
+    kernels compiled to PTX, each kernel's FP64 instructions counted."""
+    ptx = tmp_path / "fp501.ptx"
+    subprocess.run(["nvcc", "-arch=sm_90", "-ptx", "-o", str(ptx), str(FIXTURES / "FP501.cu")],
+                   check=True, capture_output=True, timeout=120)
+    bodies = dict(re.findall(r"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?(\w+)\((.*?)\n\}", ptx.read_text(), re.S))
+
+    def fp64(name):
+        (body,) = [b for mangled, b in bodies.items() if re.fullmatch(rf"_Z\d+{name}[A-Z]\w*", mangled)]
+        return len(re.findall(r"\.f64\b", body))
+
+    flagged = {f.kernel for f in findings("FP501")[1].findings}
+    for name in ("narrowed", "gelu_f"):     # narrowed inlines leaky_gradient and half_of
+        assert fp64(name) == 0, name
+    for name in ("promoted", "scale", "gelu"):
+        assert fp64(name) > 0 and name in flagged, name
+    assert "narrowed" not in flagged

@@ -16,7 +16,11 @@ _ARITH_PARENTS = re.compile(r"[-+*/<>]")
           (`1.0`, `0.5`, `1e-5`) used in arithmetic, and double math calls (`sqrt`, `exp`, ...)
           whose argument is promoted to double by such a literal. Arithmetic on numbers alone
           whose value is stored (`float third = 1.0 / 3;`) is folded by the compiler and left
-          alone; combined with a variable (`x * (1.0 / 3)`) it is not.
+          alone; combined with a variable (`x * (1.0 / 3)`) it is not. So is one operation of a
+          float with a literal that float holds exactly whose result is a float at once: nvcc
+          does it in FP32 (`y = x / 2.0;`, `x > .5`, `y *= 0.5;`, `return x > 0 ? 1 : .01;` in a
+          float function, `expf(x * 0.5)`). It does not for a chain (`0.5 * x * y`,
+          `y += x * 0.5`), an int operand (`i * 0.5`) or an inexact literal (`x * 0.1`).
 
       Why is this bad?
           `x * 0.5` with float x converts x to double, multiplies in FP64 and converts back.
@@ -36,8 +40,8 @@ def double_in_float(ctx: KernelContext, r):
     if any(p.type in ("double", "double2") for p in ctx.kernel.params):
         return
     for lit in acc.float_literals:
-        if lit.folded or not _ARITH_PARENTS.search(lit.context.replace(lit.text, "", 1)):
-            continue  # `float y = 0.0;` and `real div = 1.0 / 3;` are converted at compile time
+        if lit.folded or lit.narrowed or not _ARITH_PARENTS.search(lit.context.replace(lit.text, "", 1)):
+            continue  # `float y = 0.0;`, `real div = 1.0 / 3;` and `y = x / 2.0` compile to no FP64
         yield ctx.finding(r, lit.line, lit.col,
                           f"double literal `{lit.text}` in `{lit.context[:60]}` makes the arithmetic FP64; "
                           f"write `{lit.text}f`", literal=lit.text)

@@ -368,6 +368,20 @@ def _f32(x: float) -> float:
         return float("nan")
 
 
+def _truth_valued(node) -> bool:
+    """A comparison or a logical operation (0 or 1: `(x > 0) + .1` is a select of two constants)."""
+    while _KINDS[node.kind_id] == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    kind = _KINDS[node.kind_id]
+    if kind == "unary_expression":
+        op = node.child_by_field_id(F_OPERATOR)
+        return op is not None and op.type == "!"
+    if kind != "binary_expression":
+        return False
+    op = node.child_by_field_id(F_OPERATOR)
+    return op is not None and op.type in ("<", ">", "<=", ">=", "==", "!=", "&&", "||")
+
+
 def _unparenthesized_parent(node):
     """(the node or the outermost parentheses around it, what holds them)."""
     child, parent = node, node.parent
@@ -1791,26 +1805,31 @@ class _Walker:
 
     def _narrowed(self, node, value: float) -> bool:
         """Whether nvcc does a double literal's arithmetic in FP32 (checked on its PTX, CUDA 13):
-        one branch of a `?:` whose result becomes a float at once (assigned or returned as one,
-        passed to `expf`...); or, the literal exact in float, one operand of a comparison, of a
-        compound assignment to a float, or of one `+ - * /` with a float whose result becomes a
-        float at once. A chain (`0.5 * x * y`, `y += x * 0.5`), an int operand (`i * 0.5`) or an
-        inexact literal (`x * 0.1`) stays FP64."""
+        one branch of a `?:`, or one operand of a `+ - * /` with a truth value (`(x > 0) + .1`),
+        whose result becomes a float at once (assigned or returned as one, passed to `expf`,
+        cast); or, the literal exact in float, one operand of a comparison, of a compound
+        assignment to a float, or of one `+ - * /` with a float whose result becomes a float at
+        once. A chain (`0.5 * x * y`, `y += x * 0.5`), an int operand (`i * 0.5`) or an inexact
+        literal (`x * 0.1`) stays FP64 (tests/test_fp501_nvcc.py holds the cases)."""
         child, parent = _unparenthesized_parent(node)
         if parent is None:
             return False
         kind = _KINDS[parent.kind_id]
         if kind == "conditional_expression":   # a select: the float it yields is rounded at compile time
             return parent.child_by_field_id(F_CONDITION) != child and self._to_float(parent)
-        if not value == value or abs(value) == float("inf") or _f32(value) != value:
-            return False
+        exact = value == value and abs(value) != float("inf") and _f32(value) == value
         if kind == "binary_expression":
             op = self._op(parent)
             if op in _COMPARISONS:
-                return True
+                return exact
             left = parent.child_by_field_id(F_LEFT)
             other = parent.child_by_field_id(F_RIGHT) if left == child else left
-            return op in _NARROWING_OPS and other is not None and self._float_valued(other) and self._to_float(parent)
+            if op not in _NARROWING_OPS or other is None or not self._to_float(parent):
+                return False
+            # a truth value's two results are constants, rounded at compile time
+            return _truth_valued(other) or (exact and self._float_valued(other))
+        if not exact:
+            return False
         if kind == "assignment_expression":
             left = parent.child_by_field_id(F_LEFT)
             return (self._op(parent) in ("+=", "-=", "*=", "/=") and left is not None and left != child
@@ -1819,8 +1838,9 @@ class _Walker:
 
     def _float_valued(self, node) -> bool:
         """Whether an expression's C type is float: a float name, element or call in it, and no
-        double literal or cast to double or int."""
-        t = self.text(node)
+        double literal or cast to double or int (outside the arguments of float calls, which
+        yield a float whatever they are given)."""
+        t = self._float_calls_blanked(node)
         if _DOUBLE_LITERAL.search(t) or "double" in t or "(int)" in t:
             return False
         if _FLOAT_LEAF.search(t):
@@ -1829,9 +1849,30 @@ class _Walker:
         return any(types.get(name, "").replace("const", "").strip(" *&").split(" ")[-1] in FLOAT_TYPES
                    for name in _NAME_RUN.findall(t))
 
+    def _float_calls_blanked(self, node) -> str:
+        """The expression's text with each call of float math (`fmaxf(x, 1.0)`) as `1.0f`."""
+        start, parts, stack = node.start_byte, [], [node]
+        while stack:
+            n = stack.pop()
+            if _KINDS[n.kind_id] == "call_expression":
+                fn = n.child_by_field_id(F_FUNCTION)
+                if fn is not None and _FLOAT_CALL.fullmatch(self.text(fn)):
+                    parts.append((n.start_byte, n.end_byte))
+                    continue
+            stack.extend(n.named_children)
+        if not parts:
+            return self.text(node)
+        text, out, at = self.text(node), [], start
+        for a, b in sorted(parts):
+            out.append(text[at - start:a - start])
+            out.append("1.0f")
+            at = b
+        out.append(text[at - start:])
+        return "".join(out)
+
     def _to_float(self, node) -> bool:
         """Whether an expression's value becomes a float at once: assigned to a float, declared
-        as one, returned from a float function, or passed to float math."""
+        as one, returned from a float function, passed to float math, or cast to float."""
         child, parent = _unparenthesized_parent(node)
         if parent is None:
             return False
@@ -1853,6 +1894,9 @@ class _Walker:
             call = parent.parent
             fn = call.child_by_field_id(F_FUNCTION) if call is not None else None
             return fn is not None and _FLOAT_CALL.fullmatch(self.text(fn)) is not None
+        if kind == "cast_expression":
+            tnode = parent.child_by_field_id(F_TYPE)
+            return tnode is not None and self.text(tnode) == "float"
         return False
 
     def field(self, node) -> Expr:

@@ -19,8 +19,9 @@ _ARITH_PARENTS = re.compile(r"[-+*/<>]")
           alone; combined with a variable (`x * (1.0 / 3)`) it is not. So is one operation of a
           float with a literal that float holds exactly whose result is a float at once: nvcc
           does it in FP32 (`y = x / 2.0;`, `x > .5`, `y *= 0.5;`, `return x > 0 ? 1 : .01;` in a
-          float function, `expf(x * 0.5)`). It does not for a chain (`0.5 * x * y`,
-          `y += x * 0.5`), an int operand (`i * 0.5`) or an inexact literal (`x * 0.1`).
+          float function, `expf(x * 0.5)`, `(float)(x * 0.5)`, `(x > 0) + .1`). It does not
+          for a chain (`0.5 * x * y`, `y += x * 0.5`), an int operand (`i * 0.5`) or an inexact
+          literal (`x * 0.1`). tests/test_fp501_nvcc.py checks these against nvcc's PTX.
 
       Why is this bad?
           `x * 0.5` with float x converts x to double, multiplies in FP64 and converts back.

@@ -59,6 +59,8 @@ STATEMENTS = [
     "y[i] = x[i] / (float)n * 2.0;",
     "y[i] = x[i] * (float)(1.0 / 3);",
     "float m = fmaxf(x[i], 1.0) * 0.5; y[i] = m;",
+    "float e = x[i]; e = (x[i+1] > .5) ? 1./e : e; y[i] = e;",
+    "y[i] = (x[i] > 0) ? x[i] : .5 * x[i];",
 ]
 # FP64 arithmetic in PTX (conversions alone are not: `cvt.f64.f32` feeding nothing)
 _FP64_OP = re.compile(r"\b(?:add|sub|mul|fma|div|rcp|sqrt|setp|min|max)[\w.]*\.f64\b")

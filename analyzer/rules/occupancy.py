@@ -69,7 +69,8 @@ def spills(ctx: KernelContext, r):
       """
       What it does
           Checks constant block shapes at `<<<grid, block>>>` launch sites and in
-          `__launch_bounds__`.
+          `__launch_bounds__`. A launch of one thread in all (`<<<1, 1>>>`: a serial set-up or
+          bookkeeping kernel) is left alone; many blocks of one thread are not.
 
       Why is this bad?
           Warps are 32 threads: a 100-thread block still occupies 4 warps, and the last one runs
@@ -86,6 +87,8 @@ def block_shape(ctx: FileContext, r):
         if launch.block is None:
             continue
         threads = launch.block[0] * launch.block[1] * launch.block[2]
+        if threads == 1 and launch.grid is not None and launch.grid[0] * launch.grid[1] * launch.grid[2] == 1:
+            continue    # `<<<1, 1>>>`: one thread in all, a serial kernel (set-up, bookkeeping): nothing to fill
         if threads > 1024:
             msg = f"block {launch.block_text} has {threads} threads: launches fail above 1024"
         elif threads % 32:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:       # the lint machinery is imported when a lint runs, not a
     from .lint import FileResult, LaunchSpec, LintSettings
 
 CUDA_SUFFIXES = {".cu", ".cuh"}
+SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 DEFAULT_MAX_BYTES = 8 << 20
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -321,7 +322,9 @@ def lint_command(ns: argparse.Namespace) -> int:
         sys.stdout.write(out)
     if errors:
         return EXIT_ERROR
-    if any(r.findings for r in results) and not ns.exit_zero:
+    fail_on = ns.fail_on or cfg.fail_on or "info"
+    failing = SEVERITY_RANK[fail_on]
+    if any(SEVERITY_RANK[f.severity] <= failing for r in results for f in r.findings) and not ns.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
 
@@ -378,6 +381,9 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--show-estimates", action="store_true", help="print each kernel's estimates (text format)")
     lint.add_argument("--statistics", action="store_true", help="count findings per rule")
     lint.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
+    lint.add_argument("--fail-on", choices=("error", "warning", "info"),
+                      help="exit 1 only for findings of this severity or worse (default info: any finding); "
+                           "the others are still reported")
     lint.add_argument("--max-file-size", type=int, default=DEFAULT_MAX_BYTES, help="skip larger files (bytes)")
     lint.add_argument("--jobs", "-j", type=int, metavar="N",
                       help="lint N files at a time in worker processes (0: one per core; default 1, or the config's jobs)")

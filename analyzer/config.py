@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 KEYS = {"select", "ignore", "arch", "block-size", "ptxas", "exclude", "min-occupancy", "per-file-ignores", "jobs",
-        "launch", "baseline"}
+        "launch", "baseline", "fail-on"}
+FAIL_ON = ("error", "warning", "info")     # the least severe finding that fails a run (exit 1)
 LAUNCH_KEYS = {"block", "grid", "smem", "args"}
 
 
@@ -53,6 +54,7 @@ class Config:
     # kernel name (or name expression) -> {"block": (x, y, z), "grid": ..., "smem": int, "args": {name: number}}
     launches: dict[str, dict] = field(default_factory=dict)
     baseline: str | None = None            # a baseline file, relative to the config file
+    fail_on: str | None = None             # "error", "warning" or "info" (default): exit 1 from this severity up
 
     @property
     def root(self) -> Path:
@@ -139,6 +141,10 @@ def load(path: Path) -> Config:
         if not isinstance(pfi, dict):
             raise ConfigError("per-file-ignores must be a table")
         cfg.per_file_ignores = {k: _strings(v, f"per-file-ignores.{k}") for k, v in pfi.items()}
+        if "fail-on" in data:
+            if data["fail-on"] not in FAIL_ON:
+                raise ConfigError(f"fail-on must be one of {', '.join(FAIL_ON)}, got {data['fail-on']!r}")
+            cfg.fail_on = data["fail-on"]
         if "baseline" in data:
             if not isinstance(data["baseline"], str) or not data["baseline"]:
                 raise ConfigError("baseline must be a file name")

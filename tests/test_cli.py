@@ -497,3 +497,31 @@ def test_github_format_is_one_workflow_command_per_finding_and_error(files, caps
     assert store["title"] == "cudaperf GM102 (uncoalesced-global-store)"
     assert any(m["file"].endswith("odd%2Cname%3A1.cu") and m["line"] == "5" for m in parsed)
     assert any(m["level"] == "error" and m["file"].endswith("missing.cu") and m["line"] is None for m in parsed)
+
+
+VECTOR_ADD = """__global__ void add(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+"""
+
+
+def test_fail_on_sets_the_least_severe_finding_that_fails(tmp_path, capsys):
+    """A vector add has only GM103's info (loads that could be float4): reported either way; it
+    fails the run by default (any finding) and not with --fail-on warning or the config's fail-on."""
+    (tmp_path / "add.cu").write_text(VECTOR_ADD)
+    (tmp_path / "bad.cu").write_text(BAD)
+    code, out, _ = run(["lint", "--isolated", str(tmp_path / "add.cu")], capsys)
+    assert code == 1 and "GM103" in out
+    code, out, _ = run(["lint", "--isolated", "--fail-on", "warning", str(tmp_path / "add.cu")], capsys)
+    assert code == 0 and "GM103" in out
+    code, out, _ = run(["lint", "--isolated", "--fail-on", "warning", str(tmp_path / "bad.cu")], capsys)
+    assert code == 1
+    (tmp_path / ".cudaperf.toml").write_text('fail-on = "warning"\n')
+    code, _, _ = run(["lint", str(tmp_path / "add.cu")], capsys)
+    assert code == 0
+    code, _, _ = run(["lint", "--fail-on", "info", str(tmp_path / "add.cu")], capsys)     # the flag wins
+    assert code == 1
+    (tmp_path / ".cudaperf.toml").write_text('fail-on = "warnings"\n')
+    code, _, err = run(["lint", str(tmp_path / "add.cu")], capsys)
+    assert code == 2 and "fail-on must be one of error, warning, info" in err

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from .. import models
 from .. import symbolic as S
 from . import KernelContext, assumed_text, rule
 
@@ -190,6 +191,20 @@ def missing_guard(ctx: KernelContext, r):
 _SETTERS = frozenset(("atomicExch", "atomicCAS", "atomicMax", "atomicMin", "atomicOr", "atomicAnd"))
 
 
+def _guard_lanes(ctx: KernelContext, access) -> float | None:
+    """Active lanes per warp that runs the access, from its guards alone: an address the models
+    cannot evaluate (`keys_out + seg_idx`, a loaded index) gives no estimate to count them, yet
+    `if (threadIdx.x == 0)` still says one. A guard that cannot be evaluated counts as true."""
+    if not access.guards:
+        return None
+    env0 = models.thread_env(ctx.launch)
+    needed = set().union(*(S.symbols(g) for g in access.guards))
+    env, _ = models.bind_params(env0, ctx.launch.args, needed, ctx.param_defaults)
+    warps = models.active_mask(access.guards, env, env0["threadIdx.x"].shape[0]).reshape(-1, 32)
+    busy = warps.any(axis=1)
+    return float(warps[busy].sum(axis=1).mean()) if busy.any() else None
+
+
 def _atomic_op(access) -> str:
     """`atomicExch` for `atomicExch(lossy, 1)`, `::atomicCAS_block(...)`, `atomicMax_system(...)`."""
     op = access.text.split("(", 1)[0].strip().rsplit("::", 1)[-1]
@@ -228,7 +243,7 @@ def contended_atomic(ctx: KernelContext, r):
             continue
         if ctx.accesses.thread_dependent(access.address):
             continue
-        lanes = est.active_lanes if est is not None else None
+        lanes = est.active_lanes if est is not None else _guard_lanes(ctx, access)
         op = _atomic_op(access)
         # a compare-and-swap's own retry loop, `do { old = atomicCAS(p, ...); } while (...)`, is
         # one update: the loops around it are what repeat it

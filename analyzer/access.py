@@ -68,9 +68,9 @@ _FLOAT_CALL = re.compile(r"(?:__)?[a-z][a-z0-9_]*f")
 _FLOAT_LEAF = re.compile(r"(?<![\w.])(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)[fF]\b|"
                          r"\b(?:__)?[a-z][a-z0-9_]*f\s*\(")
 _NARROWING_OPS = frozenset(("+", "-", "*", "/"))
-_NAME_RUN = re.compile(r"[A-Za-z_]\w*")
 _F32 = struct.Struct("f")
 _COMPARISONS = frozenset(("<", ">", "<=", ">=", "==", "!="))
+_TRUTH_OPS = _COMPARISONS | {"&&", "||"}     # operators whose value is 0 or 1
 _NAME_IN = re.compile(r"[A-Za-z_]")
 # a statement macro of this name from an unseen header is a barrier (_Walker._macro_barrier):
 # capitals (a macro) with SYNC or BARRIER as a word of it (not CP_ASYNC_WAIT)
@@ -368,10 +368,16 @@ def _f32(x: float) -> float:
         return float("nan")
 
 
-def _truth_valued(node) -> bool:
-    """A comparison or a logical operation (0 or 1: `(x > 0) + .1` is a select of two constants)."""
+def _unwrapped(node):
+    """The expression inside any parentheses around it (`((x))` -> `x`)."""
     while _KINDS[node.kind_id] == "parenthesized_expression" and node.named_child_count == 1:
         node = node.named_children[0]
+    return node
+
+
+def _truth_valued(node) -> bool:
+    """A comparison or a logical operation (0 or 1: `(x > 0) + .1` is a select of two constants)."""
+    node = _unwrapped(node)
     kind = _KINDS[node.kind_id]
     if kind == "unary_expression":
         op = node.child_by_field_id(F_OPERATOR)
@@ -379,7 +385,7 @@ def _truth_valued(node) -> bool:
     if kind != "binary_expression":
         return False
     op = node.child_by_field_id(F_OPERATOR)
-    return op is not None and op.type in ("<", ">", "<=", ">=", "==", "!=", "&&", "||")
+    return op is not None and op.type in _TRUTH_OPS
 
 
 def _unparenthesized_parent(node):
@@ -1847,7 +1853,7 @@ class _Walker:
             return True
         types = self.types
         return any(types.get(name, "").replace("const", "").strip(" *&").split(" ")[-1] in FLOAT_TYPES
-                   for name in _NAME_RUN.findall(t))
+                   for name in _IDENTIFIER.findall(t))
 
     def _float_calls_blanked(self, node) -> str:
         """The expression's text with each call of float math (`fmaxf(x, 1.0)`) as `1.0f`."""
@@ -1948,10 +1954,8 @@ class _Walker:
         """Whether an operand (or either operand of a division) is floating-point as written: a
         float literal, a cast to a floating type, a variable of one; a cast to another type is
         not (`(int)v / n`)."""
+        node = _unwrapped(node)
         k = _KINDS[node.kind_id]
-        while k == "parenthesized_expression" and node.named_child_count == 1:
-            node = node.named_children[0]
-            k = _KINDS[node.kind_id]
         if k == "binary_expression":
             left = node.child_by_field_id(F_LEFT)
             right = node.child_by_field_id(F_RIGHT)

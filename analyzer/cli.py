@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from . import ParserUnavailable  # noqa: E402 - after the environment above
-from .config import Config, ConfigError, find, load  # noqa: E402
+from .config import FAIL_ON, Config, ConfigError, find, load  # noqa: E402
 from .rules import Options, all_rules, select  # noqa: E402
 
 if TYPE_CHECKING:       # the lint machinery is imported when a lint runs, not at start-up
     from .lint import FileResult, LaunchSpec, LintSettings
 
 CUDA_SUFFIXES = {".cu", ".cuh"}
-SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+SEVERITY_RANK = {s: i for i, s in enumerate(FAIL_ON)}    # error 0, warning 1, info 2
 DEFAULT_MAX_BYTES = 8 << 20
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -381,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--show-estimates", action="store_true", help="print each kernel's estimates (text format)")
     lint.add_argument("--statistics", action="store_true", help="count findings per rule")
     lint.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
-    lint.add_argument("--fail-on", choices=("error", "warning", "info"),
+    lint.add_argument("--fail-on", choices=FAIL_ON,
                       help="exit 1 only for findings of this severity or worse (default info: any finding); "
                            "the others are still reported")
     lint.add_argument("--max-file-size", type=int, default=DEFAULT_MAX_BYTES, help="skip larger files (bytes)")

@@ -31,7 +31,9 @@ from pathlib import Path
 
 KEYS = {"select", "ignore", "arch", "block-size", "ptxas", "exclude", "min-occupancy", "per-file-ignores", "jobs",
         "launch", "baseline", "fail-on"}
-FAIL_ON = ("error", "warning", "info")     # the least severe finding that fails a run (exit 1)
+# the least severe finding that fails a run (exit 1), most severe first: rules.SEVERITIES, which this
+# light module (read by the CLI before any analysis is imported) does not import
+FAIL_ON = ("error", "warning", "info")
 LAUNCH_KEYS = {"block", "grid", "smem", "args"}
 
 

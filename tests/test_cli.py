@@ -509,6 +509,10 @@ VECTOR_ADD = """__global__ void add(const float* a, const float* b, float* c, in
 def test_fail_on_sets_the_least_severe_finding_that_fails(tmp_path, capsys):
     """A vector add has only GM103's info (loads that could be float4): reported either way; it
     fails the run by default (any finding) and not with --fail-on warning or the config's fail-on."""
+    from analyzer.config import FAIL_ON
+    from analyzer.rules import SEVERITIES
+
+    assert FAIL_ON == SEVERITIES        # the light config module's copy of the rules' severities
     (tmp_path / "add.cu").write_text(VECTOR_ADD)
     (tmp_path / "bad.cu").write_text(BAD)
     code, out, _ = run(["lint", "--isolated", str(tmp_path / "add.cu")], capsys)

@@ -119,7 +119,7 @@ def _uniform(e: S.Expr, ka) -> bool:
 
 
 # Launch dimensions: each at least 1 in any launch
-_DIMS = frozenset(f"{d}.{c}" for d in ("blockDim", "gridDim") for c in "xyz")
+_DIMS = frozenset(S.DIM_SYMBOLS)
 
 
 def _range(p: dict) -> tuple[float, float] | None:

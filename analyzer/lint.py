@@ -301,26 +301,33 @@ def resolve_launch(program: Program, kernel: Function, spec: LaunchSpec | None, 
         grid = (1024, 1, 1) if block[1] == 1 else (64, 64, 1)
     smem = spec.smem if spec.smem is not None else (site.smem if site is not None and site.smem else 0)
     args = dict(spec.args)
-    taken = _site_arguments(kernel, any_site, args)
+    taken, counters = _site_arguments(kernel, any_site, args)
     if taken:
         at = f"the launch at line {any_site.line}"
         source += f" with {taken} constant argument{'s' if taken > 1 else ''}" if at == source else \
             f"; {taken} constant argument{'s' if taken > 1 else ''} of {at}"
+    if counters:
+        source += f"; {', '.join(f'{n} = {args[n]:g}' for n in counters)} as at its first launch (host code changes " \
+                  f"{'them' if len(counters) > 1 else 'it'} between launches)"
     return models.Launch(tuple(block), tuple(grid), args), source + instantiated, int(smem or 0), targs
 
 
-def _site_arguments(kernel: Function, site, args: dict) -> int:
+def _site_arguments(kernel: Function, site, args: dict) -> tuple[int, list[str]]:
     """Scalar parameters the launch gives as constants (`k<<<g, b>>>(x, y, 28, 3)`, or host code's
-    `const int n = 1 << 20;`), added to `args` where the caller gave none; how many."""
+    `const int n = 1 << 20;`) and host loops' counters at their first value, added to `args` where
+    the caller gave none: (how many constants, the parameters that took a counter)."""
     if site is None or not site.args or len(site.args) != len(kernel.params):
-        return 0    # a parameter pack, or a call the parser read otherwise: positions unsure
-    taken = 0
-    for p, v in zip(kernel.params, site.args):
+        return 0, []    # a parameter pack, or a call the parser read otherwise: positions unsure
+    taken, counters = 0, []
+    for i, (p, v) in enumerate(zip(kernel.params, site.args)):
         if v is not None and not p.pointer and p.name not in args and not isinstance(v, bool) \
                 and models.representable(v):     # not `1 << 70` or `1e308 * 4`: no size
             args[p.name] = v
-            taken += 1
-    return taken
+            if i in site.loop_first:
+                counters.append(p.name)
+            else:
+                taken += 1
+    return taken, counters
 
 
 def _included(source: bytes, path: str) -> Program | None:

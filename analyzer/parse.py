@@ -186,6 +186,10 @@ class Launch:
     # every grid dimension a floor division (`dim3 grid(w / threads.x, h / threads.y)`): the grid
     # covers no more threads than the data, so no last block overhangs it
     grid_exact: bool = False
+    # the positions of arguments whose value in `args` is the one host code gives them at the first
+    # launch, though it changes between launches: a host loop's counter (`for (int k = 0; ...)
+    # k<<<...>>>(A, k)`: 0), a local stepped after the launch (`++offset`), what is computed from them
+    loop_first: tuple[int, ...] = ()
 
 
 @fast_init
@@ -620,6 +624,8 @@ _HOST_KEEP = frozenset(("declaration", "preproc_def", "type_definition", "alias_
 _ASSIGNING = rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"      # what follows an assigned name
 ASSIGNED = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)" + _ASSIGNING)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+# a dim3's member assigned (`grid.x = (n + 255) / 256;`, `block.y *= 2`): group 1 the name, 2 the member
+_MEMBER_ASSIGNED = re.compile(rb"(?<![\w.>])([A-Za-z_]\w*)\s*\.\s*([xyz])" + _ASSIGNING)
 _SPACE_BYTES = frozenset(b" \t\n\r\f\v")
 _OP_BYTES = frozenset(b"-+*/%&|^")
 
@@ -648,6 +654,36 @@ def assignment_counts(src: bytes) -> dict[bytes, int]:
             name = src[j:end]
             out[name] = out.get(name, 0) + 1
         i = src.find(b"=", i + 1)
+    return out
+
+
+def incremented(src: bytes) -> dict[bytes, int]:
+    """The names the text steps with `++` or `--`, before or after the name (`k++`, `--n`), which
+    assignment_counts does not count: name -> the offset of its first step."""
+    out: dict[bytes, int] = {}
+    n = len(src)
+    for op in (b"++", b"--"):
+        i = src.find(op)
+        while i >= 0:
+            j = i
+            while j > 0 and src[j - 1] in _SPACE_BYTES:
+                j -= 1
+            end = j
+            while j > 0 and src[j - 1] in _WORD_BYTES:
+                j -= 1
+            if j < end and not 48 <= src[j] <= 57:
+                name = src[j:end]                       # k++
+            else:
+                k = i + 2
+                while k < n and src[k] in _SPACE_BYTES:
+                    k += 1
+                end = k
+                while end < n and src[end] in _WORD_BYTES:
+                    end += 1
+                name = src[k:end] if end > k and not 48 <= src[k] <= 57 else b""    # ++k
+            if name and i < out.get(name, n):
+                out[name] = i
+            i = src.find(op, i + 2)
     return out
 
 
@@ -1177,6 +1213,9 @@ class _Builder:
         self.launch_consts: dict[str, int | float] = {}
         self.assigned: dict[bytes, int] | None = None   # names the file assigns, and how often (_assignments)
         self.addressed: set[bytes] | None = None        # names whose address the file takes (address_taken)
+        self.members: dict[str, str] | None = None      # names whose .x, .y or .z the file assigns (_members_set)
+        self.stepped: dict[bytes, int] | None = None    # names the file steps with ++ or --, first offset (incremented)
+        self.first_pass: set[str] = set()               # launch_consts whose value is only the first one (Launch.loop_first)
         self.ascii = src.decode("ascii") if src.isascii() else None   # as Program._ascii: see text
 
     def text(self, node) -> str:
@@ -1193,7 +1232,7 @@ class _Builder:
             node, tparams, parent = stack.pop()     # parent: the type of the node's parent (node.parent is a search)
             if tparams is None:
                 # a function body's walk ended: its local constants and dim3s go out of scope
-                self.launch_consts, self.dim3_vars = node
+                self.launch_consts, self.dim3_vars, self.first_pass = node
                 continue
             t = node.type
             if t == "ERROR" or node.is_missing:
@@ -1215,7 +1254,7 @@ class _Builder:
                 body = node.child_by_field_id(FIELD.body)
                 text = self.src[body.start_byte:body.end_byte] if body is not None else b""
                 if b"<<<" in text or b"cudaLaunch" in text:
-                    stack.append(((dict(self.launch_consts), dict(self.dim3_vars)), None, ""))
+                    stack.append(((dict(self.launch_consts), dict(self.dim3_vars), set(self.first_pass)), None, ""))
                     stack.append((body, _HOST_BODY, t))
             elif t == "declaration":
                 self._declaration(node, file_scope=parent in _FILE_SCOPE)
@@ -1425,6 +1464,12 @@ class _Builder:
             self.launch_consts.pop(name, None)
             return
         self.launch_consts[name] = v
+        # what a loop steps (`k++`, `++offset`) holds its first value only: so does what is computed from it
+        stepped = self._stepped()
+        if stepped and any(w.encode() in stepped or w in self.first_pass for w in _IDENTIFIER.findall(self.text(value))):
+            self.first_pass.add(name)
+        else:
+            self.first_pass.discard(name)
 
     def _assignments(self, name: str) -> int:
         """How often the file assigns `name` (`name =`, `name +=`...; not `==`), its declaration included."""
@@ -1435,6 +1480,11 @@ class _Builder:
             # (each `for (int i = 0; ...)` of a test driver cost a whole-file regex scan)
             self.assigned = assignment_counts(self.src)
         return self.assigned.get(name.encode(), 0)
+
+    def _stepped(self) -> dict[bytes, int]:
+        if self.stepped is None:
+            self.stepped = incremented(self.src) if b"++" in self.src or b"--" in self.src else {}
+        return self.stepped
 
     def _address_taken(self, name: str) -> bool:
         if self.addressed is None:
@@ -1587,12 +1637,51 @@ class _Builder:
             smem = count(v)
         arg_list = node.child_by_field_id(FIELD.arguments)
         known = self._launch_known()
-        args = tuple(eval_constant(self.text(a), known) for a in code_children(arg_list)) if arg_list is not None else ()
+        texts = [self.text(a) for a in code_children(arg_list)] if arg_list is not None else []
+        stepped = self._stepped() if self.launch_consts else {}
+        if stepped:     # a local stepped before the launch (`n++` counting, a loop's `k++`) has no value there
+            late = [n for n in self.launch_consts if stepped.get(n.encode(), node.start_byte) < node.start_byte]
+            if late:
+                known = {k: v for k, v in known.items() if k not in late}
+        starts = self._loop_starts(node) if texts and b"for" in self.src else {}
+        args = tuple(starts[t] if t in starts else eval_constant(t, known) for t in texts)
+        first = tuple(i for i, (t, v) in enumerate(zip(texts, args)) if v is not None and (
+            t in starts or ((stepped or self.first_pass) and any(
+                w.encode() in stepped or w in self.first_pass for w in _IDENTIFIER.findall(t)))))
         (l0, c0) = node.start_point
         partial = self._dims(parts[1], partial=True) if block is None and len(parts) > 1 else None
         self.launches.append(Launch(name.split("::")[-1], targs, grid, block, smem, l0 + 1, c0 + 1,
                                     self.text(parts[0]) if parts else "", self.text(parts[1]) if len(parts) > 1 else "",
-                                    args, partial or (), bool(parts) and self._grid_exact(parts[0])))
+                                    args, partial or (), bool(parts) and self._grid_exact(parts[0]), first))
+
+    def _loop_starts(self, node) -> dict[str, int | float]:
+        """The counters of the host loops around a launch, each at its first value (`for (int k = 0;
+        k < n; k++) lu<<<g, b>>>(A, k)`: k = 0), innermost loop first. A counter changes between
+        launches, so it is no constant; its first value is one it takes, where 4096 for an unknown
+        name may be none (`if (j > k && j < N)` with N = 2048 reaches no thread)."""
+        out: dict[str, int | float] = {}
+        p = node.parent
+        while p is not None and p.type != "function_definition":
+            init = p.child_by_field_id(FIELD.initializer) if p.type == "for_statement" else None
+            if init is not None:
+                if init.type == "declaration":
+                    pairs = [(d.child_by_field_id(FIELD.declarator), d.child_by_field_id(FIELD.value))
+                             for d in init.children_by_field_id(FIELD.declarator) if d.type == "init_declarator"]
+                else:   # `k = 0`, `i = 0, j = n`
+                    exprs = []
+                    while init is not None and init.type == "comma_expression":
+                        exprs.append(init.child_by_field_id(FIELD.left))
+                        init = init.child_by_field_id(FIELD.right)
+                    pairs = [(e.child_by_field_id(FIELD.left), e.child_by_field_id(FIELD.right)) for e in exprs + [init]
+                             if e is not None and e.type == "assignment_expression"
+                             and self.text(e.child_by_field_id(FIELD.operator)) == "="]
+                for name, value in pairs:
+                    if name is not None and value is not None and name.type == "identifier" and self.text(name) not in out:
+                        v = eval_constant(self.text(value), self._launch_known())
+                        if v is not None:
+                            out[self.text(name)] = v
+            p = p.parent
+        return out
 
     def _api_launch(self, node) -> None:
         """`cudaLaunchKernel((const void*)k<128>, grid, block, args, smem, stream)` (also the
@@ -1630,7 +1719,7 @@ class _Builder:
         """Whether each dimension of a launch's grid is a floor division as written (`n / 256`,
         `dim3 grid(w / threads.x, h / threads.y, 1)`), not a rounded-up one (`(n + 255) / 256`)."""
         if node.type == "identifier":
-            texts = self.dim3_texts.get(self.text(node))
+            texts = self.dim3_texts.get(self.text(node)) if not self._members_set(self.text(node)) else None
         elif node.type == "call_expression" and self.text(node.child_by_field_id(FIELD.function) or node) == "dim3":
             texts = tuple(self.text(a) for a in code_children(node.child_by_field_id(FIELD.arguments)))
         else:
@@ -1642,7 +1731,7 @@ class _Builder:
         where only some dimensions are known (None for each other)."""
         dims = None
         if node.type == "identifier" and self.text(node) in self.dim3_vars:
-            dims = self.dim3_vars[self.text(node)]
+            dims = self._dim3(self.text(node))
         elif node.type == "call_expression":
             fn = node.child_by_field_id(FIELD.function)
             if fn is not None and self.text(fn) == "dim3":
@@ -1657,6 +1746,21 @@ class _Builder:
         if dims is None or (None in dims and not partial):
             return None
         return dims
+
+    def _dim3(self, name: str) -> tuple[int | None, ...]:
+        """A dim3 local's dimensions, each the file sets through a member (`grid.x = ...;`, in a
+        loop around the launch or between declaration and launch) unknown."""
+        dims = self.dim3_vars[name]
+        members = self._members_set(name)
+        return tuple(None if "xyz"[i] in members else v for i, v in enumerate(dims)) if members else dims
+
+    def _members_set(self, name: str) -> str:
+        if self.members is None:
+            self.members = {}
+            for m in _MEMBER_ASSIGNED.finditer(self.src) if b"dim3" in self.src else ():
+                key = m.group(1).decode()
+                self.members[key] = self.members.get(key, "") + m.group(2).decode()
+        return self.members.get(name, "")
 
     def _dims_from_args(self, args, partial: bool = False) -> tuple | None:
         if args is None:

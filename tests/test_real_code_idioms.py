@@ -61,7 +61,11 @@
   `\\t` was not recognized, so its access was not counted;
 - a host variable set through its address before the launch that passes it (Paddle's arange:
   `int64_t size = 0; GetSize(start, end, step, &size); Range<<<grid, block>>>(..., size, ...)`):
-  it was taken for the constant 0, and no thread reached the kernel's store.
+  it was taken for the constant 0, and no thread reached the kernel's store;
+- a host loop's counter passed to each launch (PolyBench's LU: `for (int k = 0; k < N; k++)
+  lu_kernel1<<<grid1, block1>>>(A, k)`): k took the unknown name's 4096, at which no thread passed
+  `j > k && j < N`; it now takes the loop's first value. The same code sets the grid through its
+  member before each launch (`grid1.x = ...`), which was read as the declaration's one block.
 """
 from __future__ import annotations
 
@@ -793,3 +797,72 @@ def test_barriers_after_one_early_return_are_one_finding():
     assert [line for line, _ in found] == [6, 10]
     assert found[0][1].endswith("; 1 more barrier after it")
     assert "(threadIdx.x >= 16)" in found[1][1] and found[1][1].endswith("; 1 more barrier after it")
+
+
+# PolyBench's LU in its style: each step of a host loop launches the kernels with the step's
+# counter, and sets the grid's x through its member before each launch
+HOST_LOOP = """#define N 2048
+__global__ void eliminate(float *A, int k) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j > k && j < N) A[k * N + j] = A[k * N + j] / A[k * N + k];
+}
+void run(float *A) {
+  dim3 block(256);
+  dim3 grid(1, 1, 1);
+  for (int k = 0; k < N; k++) {
+    grid.x = (N - (k + 1) + block.x - 1) / block.x;
+    eliminate<<<grid, block>>>(A, k);
+  }
+}
+"""
+
+
+def test_a_host_loop_counter_launch_argument_takes_the_loop_first_value():
+    """`for (int k = 0; ...) eliminate<<<...>>>(A, k)`: k was an unknown name of 4096, at which
+    `j > k && j < N` holds for no thread, and the kernel's accesses went unestimated."""
+    r = lint_source(HOST_LOOP, "lu.cu")
+    assert not [n for n in r.notes if "no thread" in n]
+    (ctx,) = r.contexts
+    assert ctx.launch.args == {"k": 0}
+    assert ctx.launch_source == "the launch at line 11; k = 0 as at its first launch (host code changes it between launches)"
+    (k,) = r.kernels
+    assert k.assumed == () and k.global_store_sectors_per_request == 4.0
+    # the same loop, counter assigned in its header (`int k; for (k = 0; ...)`), steps from 1
+    other = lint_source(HOST_LOOP.replace("for (int k = 0;", "int k; for (k = 1;"), "lu.cu").contexts[0]
+    assert other.launch.args == {"k": 1}
+    # a name that is no counter of a loop around the launch is still unknown
+    outside = HOST_LOOP.replace("eliminate<<<grid, block>>>(A, k);\n  }", "}\n  eliminate<<<grid, block>>>(A, m);")
+    assert lint_source(outside.replace("void run(float *A)", "void run(float *A, int m)"), "lu.cu").kernels[0].assumed == ("k",)
+
+
+def test_a_dim3_set_through_its_members_is_no_constant_shape():
+    """`dim3 grid(1, 1, 1); ... grid.x = ...;` before the launch: the grid was taken as one block."""
+    (ctx,) = lint_source(HOST_LOOP, "lu.cu").contexts
+    assert ctx.launch.grid != (1, 1, 1) and ctx.launch.block == (256, 1, 1)
+    fixed = lint_source(HOST_LOOP.replace("    grid.x = (N - (k + 1) + block.x - 1) / block.x;\n", ""), "lu.cu")
+    assert fixed.contexts[0].launch.grid == (1, 1, 1)
+    # a block whose y is set the same way: its y is unknown, x kept (the partial block's rule)
+    src = HOST_LOOP.replace("dim3 block(256);", "dim3 block(32, 8);\n  block.y = rows;").replace(
+        "void run(float *A)", "void run(float *A, int rows)")
+    assert lint_source(src, "lu.cu").contexts[0].launch.block[0] == 32
+
+
+def test_a_host_variable_stepped_before_the_launch_is_no_launch_constant():
+    """`int count = 0; for (...) if (...) count++; k<<<...>>>(count)`: count was the constant 0 (its one
+    assignment); stepped before the launch, it is unknown there. Stepped after it (`++offset` in the
+    loop that launches, mxnet's priors) it still holds its first value, and so does what host code
+    computes from a loop's counter (Parboil's `int base = QGrid * K;`)."""
+    from analyzer.parse import incremented
+
+    text = b"for (k = 0; k < n; k++) x[i]++; --j; a-- > 0; p->q; c = a - -b; y = x + ++z; k--;"
+    # each name's first operator's offset
+    assert incremented(text) == {b"k": text.index(b"k++") + 1, b"j": text.index(b"--j"), b"a": text.index(b"a--") + 1,
+                                 b"z": text.index(b"++z")}
+    counted = HOST_LOOP.replace("  for (int k = 0; k < N; k++) {\n", "  int k = 0;\n  for (int i = 0; i < N; i++) if (A[i] > 0) k++;\n  {\n")
+    assert "k" in lint_source(counted, "lu.cu").kernels[0].assumed
+    after = HOST_LOOP.replace("  for (int k = 0; k < N; k++) {\n", "  int k = 0;\n  for (int i = 0; i < N; i++) {\n").replace(
+        "(A, k);\n", "(A, k);\n    ++k;\n")
+    assert lint_source(after, "lu.cu").contexts[0].launch.args == {"k": 0}
+    derived = HOST_LOOP.replace("for (int k = 0;", "for (int step = 0;").replace("k < N; k++) {\n", "step < N; step++) {\n    int k = step * 64;\n")
+    ctx = lint_source(derived, "lu.cu").contexts[0]
+    assert ctx.launch.args == {"k": 0} and "k = 0 as at its first launch" in ctx.launch_source

@@ -301,7 +301,11 @@ def ptxas_resources(program: Program, arch: str, backend: str = "auto",
 _DECL = re.compile(r"(?:int|unsigned|float|size_t|long|double|half|float2|float4|int4|auto|bool)\b\s+[A-Za-z_]")
 _VECTOR = re.compile(r"(?:float4|int4|double2)\b")
 _DOUBLE = re.compile(r"double\b")
-_LOCAL_ARRAY = re.compile(r"(?:float|int|double|half)\s+\w+\s*\[\s*(\w+)\s*\](?:\s*\[\s*(\w+)\s*\])?")
+_LOCAL_ARRAY = re.compile(r"(?:float|int|double|half)\s+(\w+)\s*\[\s*(\w+)\s*\](?:\s*\[\s*(\w+)\s*\])?")
+# a `for` header: its counter (1), first value (2) and condition (3)
+_FOR_HEADER = re.compile(r"\bfor\s*\(\s*(?:[\w:]+\s+)*?(\w+)\s*=\s*([^;]*);([^;]*);")
+_INDEX_NAME = re.compile(r"[A-Za-z_]\w*")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 # a wmma fragment declaration: its type (use, m, n, k, element type), then the name and its array sizes
 _FRAGMENT = re.compile(r"\b" + WMMA_FRAGMENT.pattern + r"[^;>]*>\s*\w+\s*((?:\[\s*\w+\s*\]\s*)*)")
 _FRAGMENT_BYTES = {"half": 2, "__half": 2, "__nv_bfloat16": 2, "nv_bfloat16": 2, "tf32": 4,
@@ -378,11 +382,17 @@ def register_features(program: Program, kernel: Function, constants: dict | None
     text = program.text(kernel.body)
     decl, vector, double, arrays = register_words(text)
     elements = 0
+    counters = None
     for m in arrays:
         if "__shared__" in text[max(0, m.start() - 40):m.start()]:
             continue
-        dims = [known.get(g, int(g) if g and g.isdigit() else None) for g in m.groups() if g]
+        dims = [known.get(g, int(g) if g and g.isdigit() else None) for g in m.groups()[1:] if g]
         if all(isinstance(d, (int, float)) for d in dims):
+            if counters is None:    # comments blanked (same length): a word in one is no use of an array
+                code = _COMMENT.sub(lambda c: " " * len(c.group(0)), text)
+                counters = unrolled_counters(code, known)
+            if not in_registers(code, m.group(1), m.end(), known, counters):
+                continue    # local memory: indexed by a runtime value, or passed on as a pointer
             count = 1
             for d in dims:
                 count *= int(d)
@@ -392,6 +402,48 @@ def register_features(program: Program, kernel: Function, constants: dict | None
             "declarations": decl, "vector_words": vector, "double_words": double,
             "array_elements": elements, "for_words": text.count("for"),
             "fragment_words": fragment_words(text, known) if "fragment" in text else 0}
+
+
+def unrolled_counters(text: str, known: dict) -> set[str]:
+    """The counters of the text's `for` loops whose first value and bound are constants (`for (int
+    i = 0; i < TM; ++i)`): loops ptxas can unroll, so an index of theirs is a constant in each copy."""
+    from .parse import eval_constant
+
+    out = set()
+    for m in _FOR_HEADER.finditer(text):
+        name, cond = m.group(1), m.group(3).strip()
+        bound = re.fullmatch(re.escape(name) + r"\s*(?:<=?|>=?|!=)\s*(.+)", cond, re.S)
+        if bound is not None and eval_constant(m.group(2), known) is not None \
+                and eval_constant(bound.group(1), known) is not None:
+            out.add(name)
+    return out
+
+
+def in_registers(text: str, name: str, after: int, known: dict, counters: set[str]) -> bool:
+    """Whether ptxas can keep a local array in registers: each use after its declaration (at
+    `after`) indexes it with constants and unrolled loops' counters only. An index of a runtime
+    value (`best[i]`, i < nsample), or the array passed on as a pointer (`reheap(best, k)`), puts
+    it in local memory (the stack: mmcv's knn, 2 x 100 elements, 40 registers by ptxas)."""
+    n = len(text)
+    for m in re.finditer(r"(?<![.\w])(?<!->)" + re.escape(name) + r"\b", text[after:]):   # not a member `q.w`
+        at, indexed = after + m.end(), False
+        while True:     # each `[...]` after the name: `acc[i][j]`
+            while at < n and text[at] in " \t\r\n":
+                at += 1
+            if at >= n or text[at] != "[":
+                break
+            depth, start = 0, at
+            while at < n:
+                depth += 1 if text[at] == "[" else -1 if text[at] == "]" else 0
+                at += 1
+                if depth == 0:
+                    break
+            if any(w not in known and w not in counters for w in _INDEX_NAME.findall(text[start + 1:at - 1])):
+                return False
+            indexed = True
+        if not indexed:
+            return False    # the array as a pointer
+    return True
 
 
 def register_cap(kernel: Function) -> int:

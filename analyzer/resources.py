@@ -163,12 +163,170 @@ def compile_nvcc(source: str, arch: str, timeout: float = 60.0, include_dirs: tu
     return parse_ptxas_log(proc.stderr, "ptxas (nvcc)")
 
 
+NVRTC_TIMEOUT_S = 120.0
+
+
 def compile_nvrtc(source: str, arch: str, name_expressions: tuple[str, ...] = (),
-                  include_dirs: tuple[str, ...] = ()) -> dict[str, Resources]:
+                  include_dirs: tuple[str, ...] = (), timeout: float = NVRTC_TIMEOUT_S) -> dict[str, Resources]:
+    """ptxas's figures per kernel through NVRTC, run in a child process (_NvrtcChild): NVRTC
+    itself crashes on some code under edit (CUDA 13's segfaults on a template kernel with a
+    parameter of an undeclared template type, `Accessor<T> out`, instantiated by a name
+    expression), which in this process would end the whole lint. A crash, or a compile past
+    `timeout`, is a CompilerUnavailable like any failed compile. Where os.fork is missing, NVRTC
+    runs in this process."""
     try:
-        from cuda.bindings import nvrtc
+        from cuda.bindings import nvrtc  # noqa: F401   (loaded before the child forks: it has it too)
     except ImportError as exc:
         raise CompilerUnavailable("cuda-python (cuda.bindings) is not installed") from exc
+    if not hasattr(os, "fork"):
+        return parse_ptxas_log(_nvrtc_log(source, arch, name_expressions, include_dirs), "ptxas (nvrtc)")
+    request = {"source": source, "arch": arch, "names": list(name_expressions), "dirs": list(include_dirs)}
+    return parse_ptxas_log(_NvrtcChild.ask(request, timeout), "ptxas (nvrtc)")
+
+
+class _NvrtcChild:
+    """One forked process that compiles with NVRTC for this one, request after request (a fork per
+    compile cost ~40 ms, as much as the compile); started again after it crashes. A process forked
+    from this one (a `lint -j` worker) starts its own: the pipes are this process's."""
+
+    pid = 0
+    owner = 0                   # the process that started it
+    to_child = from_child = -1
+
+    @classmethod
+    def ask(cls, request: dict, timeout: float) -> str:
+        if cls.owner != os.getpid() or cls.pid == 0:
+            cls._start()
+        data = json.dumps(request).encode()
+        try:
+            _write_all(cls.to_child, len(data).to_bytes(8, "little") + data)
+            reply = _read_reply(cls.from_child, timeout)
+        except CompilerUnavailable:
+            cls._stop(kill=True)      # past the timeout: stopped, the next compile starts another
+            raise
+        except OSError:
+            reply = None
+        if reply is None:           # the child died mid-compile
+            status = cls._stop(kill=False)
+            raise CompilerUnavailable(f"NVRTC crashed on this code: {_signal_name(status)}")
+        if not reply["ok"]:
+            raise CompilerUnavailable(reply["text"])
+        return reply["text"]
+
+    @classmethod
+    def _start(cls) -> None:
+        if cls.owner == os.getpid():
+            cls._stop(kill=True)
+        down_r, down_w = os.pipe()
+        up_r, up_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                os.close(down_w)
+                os.close(up_r)
+                import faulthandler
+                faulthandler.disable()      # a crash here is reported by the parent, in one line
+                _serve(down_r, up_w)
+            except BaseException:   # noqa: BLE001   (the parent sees the pipe close)
+                code = 1
+            finally:
+                os._exit(code)      # no Python clean-up of the parent's state in the child
+        os.close(down_r)
+        os.close(up_w)
+        cls.pid, cls.owner, cls.to_child, cls.from_child = pid, os.getpid(), down_w, up_r
+
+    @classmethod
+    def _stop(cls, kill: bool) -> int:
+        """Close the pipes, reap the child (killed first where `kill`): its wait status."""
+        import signal
+
+        status = 0
+        if cls.owner == os.getpid() and cls.pid:
+            for fd in (cls.to_child, cls.from_child):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            if kill:
+                try:
+                    os.kill(cls.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                _, status = os.waitpid(cls.pid, 0)
+            except ChildProcessError:
+                pass
+        cls.pid, cls.owner, cls.to_child, cls.from_child = 0, 0, -1, -1
+        return status
+
+
+def _serve(requests: int, replies: int) -> None:
+    """The NVRTC child's loop: a request in, (ok, text) out, until the parent closes its pipe."""
+    while True:
+        head = _read_exactly(requests, 8)
+        if head is None:
+            return
+        request = json.loads(_read_exactly(requests, int.from_bytes(head, "little")) or b"{}")
+        try:
+            reply = {"ok": True, "text": _nvrtc_log(request["source"], request["arch"], tuple(request["names"]),
+                                                    tuple(request["dirs"]))}
+        except CompilerUnavailable as exc:
+            reply = {"ok": False, "text": str(exc)}
+        except Exception as exc:     # noqa: BLE001   (anything: it must reach the parent)
+            reply = {"ok": False, "text": f"NVRTC: {exc!r}"}
+        data = json.dumps(reply).encode()
+        _write_all(replies, len(data).to_bytes(8, "little") + data)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exactly(fd: int, n: int, deadline: float | None = None) -> bytes | None:
+    """n bytes from the pipe; None at its end (the other side closed or died). Past `deadline`
+    (time.monotonic()), CompilerUnavailable."""
+    import select
+    import time
+
+    chunks, got = [], 0
+    while got < n:
+        if deadline is not None and not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            raise CompilerUnavailable("NVRTC took over its time limit")
+        chunk = os.read(fd, n - got)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _read_reply(fd: int, timeout: float) -> dict | None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    head = _read_exactly(fd, 8, deadline)
+    body = _read_exactly(fd, int.from_bytes(head, "little"), deadline) if head is not None else None
+    return json.loads(body) if body is not None else None
+
+
+def _signal_name(status: int) -> str:
+    import signal
+
+    if not os.WIFSIGNALED(status):
+        return f"its process ended with status {os.WEXITSTATUS(status)}"
+    try:
+        return signal.Signals(os.WTERMSIG(status)).name
+    except ValueError:
+        return f"signal {os.WTERMSIG(status)}"
+
+
+def _nvrtc_log(source: str, arch: str, name_expressions: tuple[str, ...], include_dirs: tuple[str, ...]) -> str:
+    """NVRTC's compile of the source: ptxas's log (-Xptxas=-v); CompilerUnavailable if it fails."""
+    from cuda.bindings import nvrtc
+
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), b"kernel.cu", 0, [], [])
     if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
         raise CompilerUnavailable(f"NVRTC: {err}")
@@ -188,7 +346,7 @@ def compile_nvrtc(source: str, arch: str, name_expressions: tuple[str, ...] = ()
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             first = next((l for l in text.splitlines() if "error" in l), text.strip()[:200])
             raise CompilerUnavailable(f"NVRTC failed: {first}")
-        return parse_ptxas_log(text, "ptxas (nvrtc)")
+        return text
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
 

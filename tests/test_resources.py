@@ -253,3 +253,62 @@ def test_static_register_estimate_counts_template_sized_local_arrays():
     regs = {k: lint_source(src, "g.cu", kernels=[k]).kernels[0].registers
             for k in ("gelu_unroll<256, 1>", "gelu_unroll<256, 8>", "gelu_unroll<256, 32>")}
     assert regs["gelu_unroll<256, 1>"] < regs["gelu_unroll<256, 8>"] < regs["gelu_unroll<256, 32>"]
+
+
+# a template kernel whose parameter's type is a template the file does not declare (a header's
+# tensor accessor), instantiated by a name expression: CUDA 13's NVRTC segfaults on it
+UNDECLARED_ACCESSOR = """
+template <typename T>
+__global__ void scale(Accessor<T> out, T s) { }
+"""
+
+
+@pytest.fixture
+def fresh_nvrtc_child():
+    pytest.importorskip("cuda.bindings.nvrtc")
+    resources._NvrtcChild._stop(kill=True)     # the next compile forks a child from this test's state
+    yield
+    resources._NvrtcChild._stop(kill=True)
+
+
+def test_lint_survives_nvrtc_crashing_on_the_code(tmp_path, monkeypatch, fresh_nvrtc_child):
+    """NVRTC runs in a child process: its crash is one failed compile (the lint ran in the crashing
+    process, which ended with every other file's results); the next compile starts a new child."""
+    from analyzer.lint import LintSettings, lint_source
+
+    monkeypatch.setenv("CUDAPERF_CACHE", str(tmp_path))
+    settings = LintSettings(ptxas=True, ptxas_backend="nvrtc")
+    r = lint_source(UNDECLARED_ACCESSOR, "a.cu", kernels=["scale<float>"], settings=settings)
+    assert r.kernels[0].registers_source == "estimate"
+    assert [n for n in r.notes if n.startswith("ptxas unavailable (NVRTC")], r.notes
+    table = resources.compile_nvrtc('extern "C" __global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }', "sm_90")
+    assert table["k"].registers > 0
+
+
+def test_an_nvrtc_child_that_crashes_or_hangs_is_a_failed_compile(monkeypatch, fresh_nvrtc_child):
+    import os
+    import signal
+    import time
+
+    source = 'extern "C" __global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }'
+    monkeypatch.setattr(resources, "_nvrtc_log", lambda *a: os.kill(os.getpid(), signal.SIGSEGV))
+    with pytest.raises(resources.CompilerUnavailable, match="NVRTC crashed on this code: SIGSEGV"):
+        resources.compile_nvrtc(source, "sm_90")
+    monkeypatch.setattr(resources, "_nvrtc_log", lambda *a: time.sleep(30))
+    start = time.monotonic()
+    with pytest.raises(resources.CompilerUnavailable, match="time limit"):
+        resources.compile_nvrtc(source, "sm_90", timeout=0.5)
+    assert time.monotonic() - start < 10
+    monkeypatch.undo()
+    assert resources.compile_nvrtc(source, "sm_90")["k"].registers > 0
+
+
+def test_the_reward_compile_gate_fails_code_that_crashes_nvrtc(monkeypatch, fresh_nvrtc_child):
+    import os
+    import signal
+
+    from rewardmodel.reward import compile_gate
+
+    monkeypatch.setattr(resources, "_nvrtc_log", lambda *a: os.kill(os.getpid(), signal.SIGSEGV))
+    gate, table = compile_gate(parse('extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }'), "sm_90")
+    assert gate.passed is False and "crashed" in gate.detail and table is None

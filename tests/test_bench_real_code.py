@@ -35,3 +35,28 @@ def test_a_missing_folder_is_a_clear_error(tmp_path):
 
     with pytest.raises(SystemExit, match="no such file or folder"):
         real_code.main([str(tmp_path / "nope")])
+
+
+def test_the_register_comparison_pairs_each_compiled_kernel_with_its_estimate(tmp_path, monkeypatch, capsys):
+    """bench/real_code_registers.py on the project's examples, which compile alone: every kernel is
+    compared, the estimate being the plain lint's and the count ptxas's."""
+    import shutil
+
+    import pytest
+
+    if shutil.which("nvcc") is None:
+        pytest.importorskip("cuda.bindings.nvrtc")
+    import real_code_registers
+
+    monkeypatch.setenv("CUDAPERF_CACHE", str(tmp_path / "cache"))
+    src = ROOT / "analyzer" / "examples" / "transpose.cu"
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / src.name).write_bytes(src.read_bytes())
+    out = tmp_path / "r.json"
+    assert real_code_registers.main([str(tmp_path / "lib"), "--out", str(out)]) == 0
+    d = json.loads(out.read_text())
+    plain = lint_source(src.read_text(), str(src)).kernels
+    assert d["summary"]["kernels"] == len(plain) == len(d["per_kernel"]) and d["files_compiled"] == 1
+    assert [p["estimate"] for p in d["per_kernel"]] == [k.registers for k in plain]
+    assert all(p["source"].startswith("ptxas") and p["ptxas"] > 0 for p in d["per_kernel"])
+    assert "kernels compared" in capsys.readouterr().out

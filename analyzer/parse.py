@@ -659,6 +659,29 @@ def assignment_counts(src: bytes) -> dict[bytes, int]:
     return out
 
 
+def _word_before(src: bytes, at: int) -> tuple[int, int]:
+    """(start, end) of the name that ends at `at`, spaces between skipped; start == end where none
+    (or a number ends there)."""
+    end = at
+    while end > 0 and src[end - 1] in _SPACE_BYTES:
+        end -= 1
+    start = end
+    while start > 0 and src[start - 1] in _WORD_BYTES:
+        start -= 1
+    return (start, end) if start < end and not 48 <= src[start] <= 57 else (end, end)
+
+
+def _word_after(src: bytes, at: int) -> bytes:
+    """The name that starts at `at`, spaces before it skipped; b"" where none (or a number starts there)."""
+    n = len(src)
+    while at < n and src[at] in _SPACE_BYTES:
+        at += 1
+    end = at
+    while end < n and src[end] in _WORD_BYTES:
+        end += 1
+    return src[at:end] if end > at and not 48 <= src[at] <= 57 else b""
+
+
 def incremented(src: bytes) -> dict[bytes, int]:
     """The names the text steps with `++` or `--`, before or after the name (`k++`, `--n`), which
     assignment_counts does not count: name -> the offset of its first step."""
@@ -667,22 +690,8 @@ def incremented(src: bytes) -> dict[bytes, int]:
     for op in (b"++", b"--"):
         i = src.find(op)
         while i >= 0:
-            j = i
-            while j > 0 and src[j - 1] in _SPACE_BYTES:
-                j -= 1
-            end = j
-            while j > 0 and src[j - 1] in _WORD_BYTES:
-                j -= 1
-            if j < end and not 48 <= src[j] <= 57:
-                name = src[j:end]                       # k++
-            else:
-                k = i + 2
-                while k < n and src[k] in _SPACE_BYTES:
-                    k += 1
-                end = k
-                while end < n and src[end] in _WORD_BYTES:
-                    end += 1
-                name = src[k:end] if end > k and not 48 <= src[k] <= 57 else b""    # ++k
+            start, end = _word_before(src, i)
+            name = src[start:end] if start < end else _word_after(src, i + 2)      # k++, else ++k
             if name and i < out.get(name, n):
                 out[name] = i
             i = src.find(op, i + 2)
@@ -703,14 +712,9 @@ def address_taken(src: bytes) -> set[bytes]:
         while j > 0 and src[j - 1] in _SPACE_BYTES:
             j -= 1
         if j == 0 or (src[j - 1] not in _WORD_BYTES and src[j - 1] not in b")]&"):
-            k = i + 1
-            while k < n and src[k] in _SPACE_BYTES:
-                k += 1
-            end = k
-            while end < n and src[end] in _WORD_BYTES:
-                end += 1
-            if end > k and not 48 <= src[k] <= 57:
-                out.add(src[k:end])
+            name = _word_after(src, i + 1)
+            if name:
+                out.add(name)
         i = src.find(b"&", i + 1)
     return out
 
@@ -1761,13 +1765,8 @@ class _Builder:
             self.members = {}
             src = self.src
             for m in _MEMBER_ASSIGNED.finditer(src) if b"dim3" in src else ():
-                end = m.start()
-                while end > 0 and src[end - 1] in _SPACE_BYTES:
-                    end -= 1
-                start = end
-                while start > 0 and src[start - 1] in _WORD_BYTES:
-                    start -= 1
-                if start < end and not 48 <= src[start] <= 57 and (start == 0 or src[start - 1] not in (46, 62)):
+                start, end = _word_before(src, m.start())
+                if start < end and (start == 0 or src[start - 1] not in (46, 62)):
                     key = src[start:end].decode()       # not `a.b.x` nor `p->b.x`: a local's own member
                     self.members[key] = self.members.get(key, "") + m.group(1).decode()
         return self.members.get(name, "")

@@ -547,7 +547,7 @@ def register_features(program: Program, kernel: Function, constants: dict | None
         dims = [known.get(g, int(g) if g and g.isdigit() else None) for g in m.groups()[1:] if g]
         if all(isinstance(d, (int, float)) for d in dims):
             if counters is None:    # comments blanked (same length): a word in one is no use of an array
-                code = _COMMENT.sub(lambda c: " " * len(c.group(0)), text)
+                code = _COMMENT.sub(lambda c: " " * len(c.group(0)), text) if "/" in text else text
                 counters = unrolled_counters(code, known)
             if not in_registers(code, m.group(1), m.end(), known, counters):
                 continue    # local memory: indexed by a runtime value, or passed on as a pointer
@@ -583,8 +583,8 @@ def in_registers(text: str, name: str, after: int, known: dict, counters: set[st
     value (`best[i]`, i < nsample), or the array passed on as a pointer (`reheap(best, k)`), puts
     it in local memory (the stack: mmcv's knn, 2 x 100 elements, 40 registers by ptxas)."""
     n = len(text)
-    for m in re.finditer(r"(?<![.\w])(?<!->)" + re.escape(name) + r"\b", text[after:]):   # not a member `q.w`
-        at, indexed = after + m.end(), False
+    for m in re.compile(r"(?<![.\w])(?<!->)" + re.escape(name) + r"\b").finditer(text, after):   # not a member `q.w`
+        at, indexed = m.end(), False
         while True:     # each `[...]` after the name: `acc[i][j]`
             while at < n and text[at] in " \t\r\n":
                 at += 1

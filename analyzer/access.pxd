@@ -63,6 +63,7 @@ cdef class _Walker:
     cpdef _invariant_value(self, right, changed)
     cpdef _invariant_shift(self, nodes, changed)
     cpdef _pointer_increment(self, nodes)
+    cpdef list _body_locals(self, e)
     cpdef _step(self, update, var)
     cpdef while_statement(self, st)
     cpdef _while_counter(self, cond_node, changed, body)

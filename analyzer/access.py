@@ -609,6 +609,17 @@ def _dominates(first: tuple, then: tuple) -> bool:
     return True
 
 
+_NOT_TYPES = frozenset((b"return", b"else", b"case", b"goto", b"delete", b"throw", b"new", b"sizeof", b"typedef", b"using"))
+
+
+def _declared_local(source: bytes, name: str) -> bool:
+    """Whether the file declares a variable `name` (`int offset = ...`, `float* p;`, `T v[4]`)."""
+    for m in re.finditer(rb"\b([A-Za-z_]\w*)(?:\s*[*&]+\s*|\s+)" + re.escape(name.encode()) + rb"\s*[=;,\[)]", source):
+        if m.group(1) not in _NOT_TYPES:
+            return True
+    return False
+
+
 def _once_per_iteration(node, body) -> bool:
     """Whether `node` (an update inside a loop) runs exactly once when `body` runs once: nothing
     between them but statements, blocks, parentheses and commas (no condition, no inner loop)."""
@@ -1371,6 +1382,10 @@ class _Walker:
                     once = not skips and _once_per_iteration(n, body)
             if name in self.ptrs:
                 inc = self._pointer_increment(nodes) if once else None
+                if inc is not None and (body_locals := self._body_locals(inc)):
+                    # moved by a local of the body (Caffe's grid-stride `int offset = ...; in += offset;`):
+                    # each pass read as the first, from the pointer's start, not offset=4096 a pass
+                    inc = S.substitute(inc, {s: ("c", 0) for s in body_locals})
                 ptr = self.ptrs[name]
                 if inc is not None:
                     offset = S.binop("+", ptr.offset, S.binop("*", ("s", iter_sym), S.binop("*", inc, ("c", ptr.elem_size))))
@@ -1382,6 +1397,8 @@ class _Walker:
                 continue
             old = self.env[name]
             inc = self._invariant_increment(nodes, changed) if once else None
+            if inc is not None and self._body_locals(inc):
+                inc = None      # stepped by a local of the body: no closed form (was a parameter of 4096)
             shift = self._invariant_shift(nodes, changed) if inc is None and once else None
             if inc is not None or shift is not None:
                 if inc is not None:
@@ -1502,6 +1519,12 @@ class _Walker:
                 return None     # only a power of two is a shift
             return ("<<", ("c", v.bit_length() - 1))
         return (o[:2], k)
+
+    def _body_locals(self, e: Expr) -> list[str]:
+        """The names in `e` that no value reached at a loop's start but that the file declares as
+        variables: locals the loop's body declares, a new value each pass (not parameters)."""
+        return [s for s in S.symbols(e) if "@" not in s and "." not in s and s not in self.scalar_params
+                and s not in self.consts and _declared_local(self.p.source, s)]
 
     def _pointer_increment(self, nodes) -> Expr | None:
         return self._invariant_increment(nodes, {})

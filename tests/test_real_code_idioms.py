@@ -65,7 +65,9 @@
 - a host loop's counter passed to each launch (PolyBench's LU: `for (int k = 0; k < N; k++)
   lu_kernel1<<<grid1, block1>>>(A, k)`): k took the unknown name's 4096, at which no thread passed
   `j > k && j < N`; it now takes the loop's first value. The same code sets the grid through its
-  member before each launch (`grid1.x = ...`), which was read as the declaration's one block.
+  member before each launch (`grid1.x = ...`), which was read as the declaration's one block;
+- a pointer moved by a local of a grid-stride loop's body (Caffe's LRN: `int offset = ...; in +=
+  offset;`): the carried increment named the local, reported as a parameter assumed 4096.
 """
 from __future__ import annotations
 
@@ -866,3 +868,27 @@ def test_a_host_variable_stepped_before_the_launch_is_no_launch_constant():
     derived = HOST_LOOP.replace("for (int k = 0;", "for (int step = 0;").replace("k < N; k++) {\n", "step < N; step++) {\n    int k = step * 64;\n")
     ctx = lint_source(derived, "lu.cu").contexts[0]
     assert ctx.launch.args == {"k": 0} and "k = 0 as at its first launch" in ctx.launch_source
+
+
+def test_a_pointer_moved_by_a_local_of_a_grid_stride_loop_is_read_as_its_first_pass():
+    """Caffe's LRN (and mmcv's three_nn): `int offset = ...; in += offset;` inside a grid-stride
+    loop. The carried increment named the body's local, which was then taken for a parameter of 4096
+    ("assuming offset=4096"); each pass is read as the first now, from the pointer's start. A scalar
+    stepped by such a local has no closed form (it was `old + iter * 4096`)."""
+    src = """
+__global__ void fill_scale(const int nthreads, const float* in, const int width, float* scale) {
+  for (int index = blockIdx.x * blockDim.x + threadIdx.x; index < nthreads; index += blockDim.x * gridDim.x) {
+    int offset = index * 2;
+    in += offset;
+    scale[index] = in[0] * in[1];
+  }
+}
+"""
+    r = lint_source(src, "lrn.cu")
+    (k,) = r.kernels
+    assert k.assumed == ("nthreads",) and k.unknown_accesses == 0
+    assert k.global_load_sectors_per_request == 8.0      # a stride of 2 floats: 256 bytes a warp
+    stepped = src.replace("in += offset;\n    scale[index] = in[0] * in[1];",
+                          "int j = 0;\n    for (int t = 0; t < width; ++t) { int step = t * 3; j += step; scale[j] = in[index]; }")
+    (k,) = lint_source(stepped, "lrn.cu").kernels
+    assert "step" not in k.assumed

@@ -66,6 +66,7 @@ cdef class _Walker:
     cpdef list _body_locals(self, e)
     cpdef _step(self, update, var)
     cpdef while_statement(self, st)
+    cpdef for_range_loop(self, st)
     cpdef _while_counter(self, cond_node, changed, body)
     cpdef _compared(self, cond_node)
     cpdef _group(self, node)

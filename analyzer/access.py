@@ -988,6 +988,8 @@ class _Walker:
             self.for_statement(st)
         elif t in ("while_statement", "do_statement"):
             self.while_statement(st)
+        elif t == "for_range_loop":
+            self.for_range_loop(st)
         elif t == "return_statement":
             vals = [self.expr(c) for c in st.named_children]
             if self.returns and vals:
@@ -1579,6 +1581,30 @@ class _Walker:
                 self._loop(cond_node, line, var, init_value, step, body, None, changed, kind)
                 return
         self._loop(cond_node, line, None, S.UNKNOWN, None, body, None, changed, kind)
+
+    def for_range_loop(self, st) -> None:
+        """`for (auto const& e : items) { ... }` (a cuda::std::array, a local array): a loop of a
+        count the walk does not read, whose element is a value it cannot follow (the body was not
+        walked at all: its accesses went uncounted)."""
+        self.breaks += 1      # not unrolled: a branch, as an uncounted while loop
+        line = st.start_point[0] + 1
+        items = st.child_by_field_id(F_RIGHT)
+        deps = S.symbols(self.expr(items)) if items is not None else set()
+        decl = st.child_by_field_id(F_DECLARATOR)
+        while decl is not None and _KINDS[decl.kind_id] in ("reference_declarator", "pointer_declarator"):
+            decl = decl.named_children[-1] if decl.named_children else None
+        name = self.text(decl) if decl is not None and _KINDS[decl.kind_id] == "identifier" else None
+        saved = self.env.get(name) if name else None
+        if name:
+            self.define(name, self.fresh(name, line, deps), line)
+        body = st.child_by_field_id(F_BODY)
+        changed = self.assigned_names(body) if body is not None else {}
+        self._loop(None, line, None, S.UNKNOWN, None, body, None, changed, "for")
+        if name:
+            if saved is not None:
+                self.env[name] = saved
+            else:
+                self.env.pop(name, None)
 
     def _while_counter(self, cond_node, changed: dict, body) -> tuple | None:
         """(name, step) of the variable a while loop's condition compares (`i < n`, `i != end`...)

@@ -67,7 +67,8 @@
   `j > k && j < N`; it now takes the loop's first value. The same code sets the grid through its
   member before each launch (`grid1.x = ...`), which was read as the declaration's one block;
 - a pointer moved by a local of a grid-stride loop's body (Caffe's LRN: `int offset = ...; in +=
-  offset;`): the carried increment named the local, reported as a parameter assumed 4096.
+  offset;`): the carried increment named the local, reported as a parameter assumed 4096;
+- a range-for loop (`for (auto const& e : v)`, cuda::std::array code): its body was not walked.
 """
 from __future__ import annotations
 
@@ -892,3 +893,23 @@ __global__ void fill_scale(const int nthreads, const float* in, const int width,
                           "int j = 0;\n    for (int t = 0; t < width; ++t) { int step = t * 3; j += step; scale[j] = in[index]; }")
     (k,) = lint_source(stepped, "lrn.cu").kernels
     assert "step" not in k.assumed
+
+
+def test_a_range_for_loop_body_is_walked():
+    """`for (auto const& e : v) { ... }` (cuda::std::array loops, cuCollections' style): the body was
+    not walked at all, so its accesses went uncounted. Its element is a value the walk cannot follow."""
+    src = """
+__global__ void weigh(const float* __restrict__ x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v[4] = {1.f, 2.f, 3.f, 4.f};
+  float acc = 0.f;
+  for (auto const& e : v) { acc += e * x[i * 4]; }
+  if (i < n) y[i] = acc;
+}
+"""
+    (k,) = lint_source(src, "r.cu").kernels
+    assert k.accesses == 2 and k.unknown_accesses == 0 and k.assumed == ("n",)
+    assert k.global_load_sectors_per_request == 16.0     # x[i * 4]: 4 floats apart
+    # the element, read as an index, is no name of 4096
+    (k,) = lint_source(src.replace("x[i * 4]", "x[i * 4 + (int)e]"), "r.cu").kernels
+    assert k.assumed == ("n",)

@@ -540,8 +540,13 @@ def _comma_parts(node) -> list:
     inner = code_children(node)
     if len(inner) != 1 or inner[0].type != "comma_expression":
         return []
-    parts, e = [], inner[0]
-    while e.type == "comma_expression":
+    return _comma_operands(inner[0])
+
+
+def _comma_operands(e) -> list:
+    """The operands of a comma expression, `a, b, c` -> [a, b, c]; [e] for another expression."""
+    parts = []
+    while e is not None and e.type == "comma_expression":
         parts.append(e.child_by_field_id(FIELD.left))
         e = e.child_by_field_id(FIELD.right)
     return parts + [e]
@@ -632,33 +637,6 @@ _SPACE_BYTES = frozenset(b" \t\n\r\f\v")
 _OP_BYTES = frozenset(b"-+*/%&|^")
 
 
-def assignment_counts(src: bytes) -> dict[bytes, int]:
-    """Each name's count of ASSIGNED's matches in `src`, found from the `=` signs back (a regex tries
-    every position of the text: ~20x slower on a file with host code)."""
-    out: dict[bytes, int] = {}
-    n = len(src)
-    i = src.find(b"=")
-    while i >= 0:
-        if i + 1 < n and src[i + 1] == 61:        # `==`: the next `=` is not an assignment either
-            i = src.find(b"=", i + 2)
-            continue
-        j = i
-        if j > 0 and src[j - 1] in _OP_BYTES:
-            j -= 1
-        elif j > 1 and src[j - 2:j] in (b"<<", b">>"):
-            j -= 2
-        while j > 0 and src[j - 1] in _SPACE_BYTES:
-            j -= 1
-        end = j
-        while j > 0 and src[j - 1] in _WORD_BYTES:
-            j -= 1
-        if j < end and not (48 <= src[j] <= 57) and (j == 0 or src[j - 1] not in (46, 62)):    # not `.x` nor `->x`
-            name = src[j:end]
-            out[name] = out.get(name, 0) + 1
-        i = src.find(b"=", i + 1)
-    return out
-
-
 def _word_before(src: bytes, at: int) -> tuple[int, int]:
     """(start, end) of the name that ends at `at`, spaces between skipped; start == end where none
     (or a number ends there)."""
@@ -680,6 +658,29 @@ def _word_after(src: bytes, at: int) -> bytes:
     while end < n and src[end] in _WORD_BYTES:
         end += 1
     return src[at:end] if end > at and not 48 <= src[at] <= 57 else b""
+
+
+def assignment_counts(src: bytes) -> dict[bytes, int]:
+    """Each name's count of ASSIGNED's matches in `src`, found from the `=` signs back (a regex tries
+    every position of the text: ~20x slower on a file with host code)."""
+    out: dict[bytes, int] = {}
+    n = len(src)
+    i = src.find(b"=")
+    while i >= 0:
+        if i + 1 < n and src[i + 1] == 61:        # `==`: the next `=` is not an assignment either
+            i = src.find(b"=", i + 2)
+            continue
+        j = i
+        if j > 0 and src[j - 1] in _OP_BYTES:
+            j -= 1
+        elif j > 1 and src[j - 2:j] in (b"<<", b">>"):
+            j -= 2
+        start, end = _word_before(src, j)
+        if start < end and (start == 0 or src[start - 1] not in (46, 62)):    # not `.x` nor `->x`
+            name = src[start:end]
+            out[name] = out.get(name, 0) + 1
+        i = src.find(b"=", i + 1)
+    return out
 
 
 def incremented(src: bytes) -> dict[bytes, int]:
@@ -1471,8 +1472,7 @@ class _Builder:
             return
         self.launch_consts[name] = v
         # what a loop steps (`k++`, `++offset`) holds its first value only: so does what is computed from it
-        stepped = self._stepped()
-        if stepped and any(w.encode() in stepped or w in self.first_pass for w in _IDENTIFIER.findall(self.text(value))):
+        if self._first_pass_only(self.text(value), self._stepped()):
             self.first_pass.add(name)
         else:
             self.first_pass.discard(name)
@@ -1486,6 +1486,12 @@ class _Builder:
             # (each `for (int i = 0; ...)` of a test driver cost a whole-file regex scan)
             self.assigned = assignment_counts(self.src)
         return self.assigned.get(name.encode(), 0)
+
+    def _first_pass_only(self, text: str, stepped: dict[bytes, int]) -> bool:
+        """Whether an expression names what host code steps (`stepped`: `k++`) or a value computed
+        from one: its value is that of the first launch only."""
+        return bool(stepped or self.first_pass) and any(
+            w.encode() in stepped or w in self.first_pass for w in _IDENTIFIER.findall(text))
 
     def _stepped(self) -> dict[bytes, int]:
         if self.stepped is None:
@@ -1651,9 +1657,8 @@ class _Builder:
                 known = {k: v for k, v in known.items() if k not in late}
         starts = self._loop_starts(node) if texts and b"for" in self.src else {}
         args = tuple(starts[t] if t in starts else eval_constant(t, known) for t in texts)
-        first = tuple(i for i, (t, v) in enumerate(zip(texts, args)) if v is not None and (
-            t in starts or ((stepped or self.first_pass) and any(
-                w.encode() in stepped or w in self.first_pass for w in _IDENTIFIER.findall(t)))))
+        first = tuple(i for i, (t, v) in enumerate(zip(texts, args))
+                      if v is not None and (t in starts or self._first_pass_only(t, stepped)))
         (l0, c0) = node.start_point
         partial = self._dims(parts[1], partial=True) if block is None and len(parts) > 1 else None
         self.launches.append(Launch(name.split("::")[-1], targs, grid, block, smem, l0 + 1, c0 + 1,
@@ -1674,11 +1679,7 @@ class _Builder:
                     pairs = [(d.child_by_field_id(FIELD.declarator), d.child_by_field_id(FIELD.value))
                              for d in init.children_by_field_id(FIELD.declarator) if d.type == "init_declarator"]
                 else:   # `k = 0`, `i = 0, j = n`
-                    exprs = []
-                    while init is not None and init.type == "comma_expression":
-                        exprs.append(init.child_by_field_id(FIELD.left))
-                        init = init.child_by_field_id(FIELD.right)
-                    pairs = [(e.child_by_field_id(FIELD.left), e.child_by_field_id(FIELD.right)) for e in exprs + [init]
+                    pairs = [(e.child_by_field_id(FIELD.left), e.child_by_field_id(FIELD.right)) for e in _comma_operands(init)
                              if e is not None and e.type == "assignment_expression"
                              and self.text(e.child_by_field_id(FIELD.operator)) == "="]
                 for name, value in pairs:

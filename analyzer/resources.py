@@ -22,7 +22,7 @@ from pathlib import Path
 from . import _fresh
 from .cache import cache_root
 from ._records import fast_init
-from .parse import WMMA_FRAGMENT, Function, Program
+from .parse import _IDENTIFIER, WMMA_FRAGMENT, Function, Program, eval_constant
 from .register_weights import WEIGHTS as REGISTER_WEIGHTS
 
 
@@ -462,7 +462,6 @@ _DOUBLE = re.compile(r"double\b")
 _LOCAL_ARRAY = re.compile(r"(?:float|int|double|half)\s+(\w+)\s*\[\s*(\w+)\s*\](?:\s*\[\s*(\w+)\s*\])?")
 # a `for` header: its counter (1), first value (2) and condition (3)
 _FOR_HEADER = re.compile(r"\bfor\s*\(\s*(?:[\w:]+\s+)*?(\w+)\s*=\s*([^;]*);([^;]*);")
-_INDEX_NAME = re.compile(r"[A-Za-z_]\w*")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 # a wmma fragment declaration: its type (use, m, n, k, element type), then the name and its array sizes
 _FRAGMENT = re.compile(r"\b" + WMMA_FRAGMENT.pattern + r"[^;>]*>\s*\w+\s*((?:\[\s*\w+\s*\]\s*)*)")
@@ -565,8 +564,6 @@ def register_features(program: Program, kernel: Function, constants: dict | None
 def unrolled_counters(text: str, known: dict) -> set[str]:
     """The counters of the text's `for` loops whose first value and bound are constants (`for (int
     i = 0; i < TM; ++i)`): loops ptxas can unroll, so an index of theirs is a constant in each copy."""
-    from .parse import eval_constant
-
     out = set()
     for m in _FOR_HEADER.finditer(text):
         name, cond = m.group(1), m.group(3).strip()
@@ -596,7 +593,7 @@ def in_registers(text: str, name: str, after: int, known: dict, counters: set[st
                 at += 1
                 if depth == 0:
                     break
-            if any(w not in known and w not in counters for w in _INDEX_NAME.findall(text[start + 1:at - 1])):
+            if any(w not in known and w not in counters for w in _IDENTIFIER.findall(text[start + 1:at - 1])):
                 return False
             indexed = True
         if not indexed:

@@ -18,6 +18,8 @@ import shutil
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
 COMPILED = [
     "analyzer/_records.py", "analyzer/symbolic.py", "analyzer/access.py", "analyzer/models.py",
     "analyzer/parse.py", "analyzer/lint.py", "analyzer/suppress.py", "analyzer/resources.py", "analyzer/vectorize.py",
@@ -48,6 +50,16 @@ def extensions():
     return exts
 
 
+def _fresh():
+    """analyzer/_fresh.py, loaded by path (the package itself is not importable while it builds)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_cudaperf_fresh", os.path.join(HERE, "analyzer", "_fresh.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 class IncrementalBuildExt(build_ext):
     """An editable install (pip install -e, run by `make test`) builds in a fresh temporary
     directory each time, so every module would be compiled again (~80 s). A compiled module
@@ -64,6 +76,24 @@ class IncrementalBuildExt(build_ext):
             shutil.copy2(built, target)
             return
         super().build_extension(ext)
+
+    def run(self):
+        super().run()
+        # which source each compiled module came from, beside it, in the build (what a wheel
+        # carries) and, for an editable install, in the source tree: an install may write a
+        # source after its compiled module, and its date alone would mark that module stale
+        fresh = _fresh()
+        for ext in self.extensions:
+            source = os.path.join(HERE, *ext.name.split(".")) + ".py"
+            if not os.path.exists(source):      # a .pyx helper (analyzer/_fresh.py: accelerator)
+                continue
+            name = os.path.basename(self.get_ext_filename(ext.name))
+            places = [os.path.join(self.build_lib, *ext.name.split(".")[:-1], name)]
+            if self.inplace:
+                places.append(os.path.join(HERE, *ext.name.split(".")[:-1], name))
+            for compiled in places:
+                if os.path.exists(compiled):
+                    fresh.record_build(compiled, source)
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": IncrementalBuildExt})

@@ -1,9 +1,12 @@
 """Which of a module's two forms to import: its source, or the compiled module built from it.
 
 An install compiles the hot modules (setup.py) next to their sources, and Python
-imports a compiled module before a source of the same name. One older than its source was built
-before an edit (or a checkout): importing it would run old code, so the source is imported
-instead until the next install. CUDAPERF_PURE_PYTHON=1 imports every source (A/B checks).
+imports a compiled module before a source of the same name. One older than its source may have
+been built before an edit (or a checkout): importing it would run old code. The build records
+the digest of the source each compiled module came from (MANIFEST, beside them), so a source
+that is newer but unchanged (a wheel install writes x.py after x.so) still runs compiled, and an
+edited one runs as source until the next install. CUDAPERF_PURE_PYTHON=1 imports every source
+(A/B checks).
 """
 from __future__ import annotations
 
@@ -32,10 +35,67 @@ def use_source(source: str, compiled: str | None = None) -> bool:
     if os.environ.get("CUDAPERF_PURE_PYTHON"):
         return True
     compiled = compiled or compiled_path(source)
+    if compiled is None:
+        return False
     try:
-        return compiled is not None and os.stat(compiled).st_mtime < os.stat(source).st_mtime
+        if os.stat(compiled).st_mtime >= os.stat(source).st_mtime:
+            return False
     except OSError:
         return True
+    # the source is newer: edited since the build, or written after it by an installer
+    return built_from(compiled) != source_digest(source)
+
+
+# beside compiled modules: {compiled file name: sha256 of the source it was built from} (setup.py)
+MANIFEST = "_compiled_from.json"
+_MANIFESTS: dict[str, dict] = {}
+
+
+def source_digest(path: str) -> str:
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return ""
+
+
+def built_from(compiled: str) -> str | None:
+    """The digest of the source `compiled` was built from, as the build recorded it; None if
+    it recorded none (a build before the record existed, or a module copied by hand)."""
+    directory = os.path.dirname(compiled)
+    manifest = _MANIFESTS.get(directory)
+    if manifest is None:
+        import json
+
+        try:
+            with open(os.path.join(directory, MANIFEST), encoding="utf-8") as f:
+                manifest = json.load(f)
+        except (OSError, ValueError):
+            manifest = {}
+        if not isinstance(manifest, dict):
+            manifest = {}
+        _MANIFESTS[directory] = manifest
+    return manifest.get(os.path.basename(compiled))
+
+
+def record_build(compiled: str, source: str) -> None:
+    """Note in the manifest beside `compiled` that it was built from `source` as it is now (the
+    build calls this for each module it compiled or reused)."""
+    import json
+
+    path = os.path.join(os.path.dirname(compiled), MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except (OSError, ValueError):
+        manifest = {}
+    manifest[os.path.basename(compiled)] = source_digest(source)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+        f.write("\n")
+    _MANIFESTS.pop(os.path.dirname(compiled), None)
 
 
 # Compiled modules that call another module's C functions (a `cimport` in their .pxd): loading one

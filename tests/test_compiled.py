@@ -37,6 +37,26 @@ def test_use_source_when_the_compiled_module_is_older(tmp_path, monkeypatch):
     assert _fresh.use_source(str(_pair(tmp_path / "b", "fresh", source_newer=False)))
 
 
+def test_a_newer_source_that_the_build_recorded_runs_compiled(tmp_path, monkeypatch):
+    """An installer may write x.py after x.so (a wheel's files go in name order): the source is
+    newer but is the one the module was built from, which the build's manifest says."""
+    monkeypatch.delenv("CUDAPERF_PURE_PYTHON", raising=False)
+    src = _pair(tmp_path, "installed", source_newer=True)
+    compiled = str(tmp_path / f"installed{SUFFIX}")
+    assert _fresh.use_source(str(src))                       # no record: the date decides
+    _fresh.record_build(compiled, str(src))
+    assert _fresh.built_from(compiled) == _fresh.source_digest(str(src))
+    assert not _fresh.use_source(str(src))
+    src.write_text("X = 2\n")                                # edited since the build
+    os.utime(src, (1_000_000_200, 1_000_000_200))
+    assert _fresh.use_source(str(src))
+    src.write_text("X = 1\n")                                # and edited back
+    assert not _fresh.use_source(str(src))
+    (tmp_path / _fresh.MANIFEST).write_text("not json")      # a damaged record: the date decides
+    _fresh._MANIFESTS.clear()
+    assert _fresh.use_source(str(src))
+
+
 def test_finder_gives_the_source_of_a_stale_module_and_package(tmp_path, monkeypatch):
     monkeypatch.delenv("CUDAPERF_PURE_PYTHON", raising=False)
     stale = _pair(tmp_path, "stale", source_newer=True)
@@ -199,3 +219,43 @@ def test_walker_attributes_are_declared_for_the_compiled_build():
             declared |= {n.strip() for n in m.group(1).split(",")}
     assert assigned, "no attributes found: the test no longer reads _Walker"
     assert assigned <= declared, f"declare in analyzer/access.pxd: {sorted(assigned - declared)}"
+
+
+_WHICH = """
+import json
+from analyzer import _fresh
+import analyzer.lint, rewardmodel.features
+print(json.dumps(_fresh.compiled_modules()))
+"""
+
+
+def test_an_install_that_writes_sources_after_compiled_modules_runs_compiled(tmp_path):
+    """`pip install .` or a wheel: the packages copied with every .py newer than its compiled
+    module, as an installer leaves them, still run compiled; an edited one runs as source."""
+    import shutil
+
+    here = json.loads(subprocess.run([sys.executable, "-c", _WHICH], cwd=tmp_path, capture_output=True, text=True,
+                                     check=True).stdout)
+    if not any(here.values()):
+        pytest.skip("no compiled analyzer modules in this install (pure Python only)")
+    for pkg in ("analyzer", "rewardmodel"):
+        shutil.copytree(ROOT / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__", "*.c", "*.html"))
+    later = os.stat(ROOT / "setup.py").st_mtime + 10**6
+    for src in tmp_path.rglob("*.py"):
+        os.utime(src, (later, later))
+    env = {k: v for k, v in os.environ.items() if k != "CUDAPERF_PURE_PYTHON"}
+    env["PYTHONPATH"] = str(tmp_path)
+
+    def which() -> dict:
+        out = subprocess.run([sys.executable, "-c", _WHICH], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return json.loads(out.stdout)
+
+    installed = which()
+    assert installed == here
+    edited = tmp_path / "analyzer" / "vectorize.py"
+    edited.write_text(edited.read_text() + "\n# edited\n")
+    after = which()
+    assert after["analyzer.vectorize"] is False
+    assert {k: v for k, v in after.items() if k != "analyzer.vectorize"} == \
+        {k: v for k, v in here.items() if k != "analyzer.vectorize"}

@@ -214,6 +214,20 @@ def config_launches(cfg: Config):
                              f"{where} [launch.{name}]") for name, v in cfg.launches.items()}
 
 
+# files per worker below which starting another process costs more than it saves (the CLI on 4-64
+# of bench/lint_speed.py's files, 2-core VM: 8 files ran as fast in one process as in two)
+FILES_PER_WORKER = 8
+
+
+def default_workers(files: int) -> int:
+    """Worker processes when neither --jobs nor the config says: one for a few files, and under
+    pre-commit (which runs its hooks in parallel itself); else one per FILES_PER_WORKER files, at
+    most one per core."""
+    if os.environ.get("PRE_COMMIT"):
+        return 1
+    return max(1, min(os.cpu_count() or 1, files // FILES_PER_WORKER))
+
+
 def _run(jobs: list[FileJob], workers: int):
     """Outcomes in the order of `jobs`: in this process, or `workers` processes at a time (0: one per
     core). A worker that dies (a crash in the parser) costs no results: what the pool did not
@@ -270,8 +284,8 @@ def lint_command(ns: argparse.Namespace) -> int:
                       grid=_ints(ns.grid, "--grid") if ns.grid else None, args=_args(ns.arg or []))
     use_spec = ns.block or ns.grid or ns.arg
 
-    workers = ns.jobs if ns.jobs is not None else (cfg.jobs or 1)
-    if workers < 0:
+    workers = ns.jobs if ns.jobs is not None else cfg.jobs
+    if workers is not None and workers < 0:
         raise UsageError(f"--jobs must be 0 (one per core) or more, got {workers}")
     from . import baseline
 
@@ -289,7 +303,7 @@ def lint_command(ns: argparse.Namespace) -> int:
                     configured) for path in files]
     results: list[FileResult] = []
     notes: list[str] = []
-    for outcome in _run(jobs, workers):
+    for outcome in _run(jobs, default_workers(len(jobs)) if workers is None else workers):
         if outcome.error:
             errors.append(outcome.error)
         if outcome.result is not None:
@@ -386,7 +400,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "the others are still reported")
     lint.add_argument("--max-file-size", type=int, default=DEFAULT_MAX_BYTES, help="skip larger files (bytes)")
     lint.add_argument("--jobs", "-j", type=int, metavar="N",
-                      help="lint N files at a time in worker processes (0: one per core; default 1, or the config's jobs)")
+                      help="lint N files at a time in worker processes (0: one per core; default: the config's jobs, "
+                           "else one worker per 8 files up to one per core, and 1 under pre-commit)")
     lint.add_argument("--output", "-o", help="write the report to a file")
     lint.add_argument("--baseline", metavar="FILE", help="leave out the findings this baseline file accepts "
                       "(default: the config's baseline)")

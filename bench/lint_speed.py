@@ -10,7 +10,7 @@ then for each set
 
 - lints each file in-process (no ptxas), in 3 passes taking the two sets in turn: files/s, MB/s,
   p50/p95 ms per file of the median pass (every pass's files/s is kept too);
-- lints the folder with one `python -m analyzer lint` process: files/s including start-up, and
+- lints the folder with one `python -m analyzer lint -j 1` process: files/s including start-up, and
   again with `--jobs 0` (one worker process per core);
 
 and starts `python -m analyzer lint one.cu` several times: the median cold start.
@@ -195,8 +195,8 @@ def main() -> int:
         summaries = {}
         for name, files in sets.items():
             folder = str(Path(tmp) / name)
-            # one `python -m analyzer lint` process; then one worker process per core (`--jobs 0`)
-            summaries[name] = _summary(files, runs[name], _cli(folder), _cli(folder, "-j", "0"))
+            # one `python -m analyzer lint -j 1` process; then one worker process per core (`--jobs 0`)
+            summaries[name] = _summary(files, runs[name], _cli(folder, "-j", "1"), _cli(folder, "-j", "0"))
 
         cold = []
         for _ in range(ns.cold_runs):

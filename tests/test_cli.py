@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -335,6 +336,27 @@ def test_jobs_from_the_config_and_bad_values(tmp_path, capsys):
     (tmp_path / ".cudaperf.toml").write_text("jobs = -3\n")
     code, _, err = run(["lint", str(tmp_path)], capsys)
     assert code == 2 and "jobs must be 0" in err
+
+
+def test_jobs_default_to_a_worker_per_8_files_and_the_config_can_say_one_per_core(tmp_path, capsys, monkeypatch):
+    from analyzer import cli
+
+    monkeypatch.delenv("PRE_COMMIT", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert [cli.default_workers(n) for n in (1, 8, 15, 16, 31, 32, 500)] == [1, 1, 1, 2, 3, 4, 4]
+    monkeypatch.setenv("PRE_COMMIT", "1")       # pre-commit runs hooks in parallel itself
+    assert cli.default_workers(500) == 1
+    monkeypatch.delenv("PRE_COMMIT")
+    asked = []
+    real = cli._run
+    monkeypatch.setattr(cli, "_run", lambda jobs, workers: asked.append(workers) or real(jobs, 1))
+    for k in range(20):
+        (tmp_path / f"f{k}.cu").write_text(GOOD)
+    run(["lint", "--isolated", str(tmp_path)], capsys)
+    (tmp_path / ".cudaperf.toml").write_text("jobs = 0\n")
+    run(["lint", str(tmp_path)], capsys)
+    run(["lint", "-j", "3", str(tmp_path)], capsys)
+    assert asked == [2, 0, 3]     # 20 files: 2 workers; the config's 0 (one per core) is kept, not taken for 1
 
 
 _PARENT = None

@@ -91,8 +91,10 @@ class IncrementalBuildExt(build_ext):
         # source after its compiled module, and its date alone would mark that module stale
         fresh = _fresh()
         for ext in self.extensions:
-            source = os.path.join(HERE, *ext.name.split(".")) + ".py"
-            if not os.path.exists(source):      # a .pyx helper (analyzer/_fresh.py: accelerator)
+            stem = os.path.join(HERE, *ext.name.split("."))
+            # a module compiled from its .py, or a C helper from its .pyx (_fresh.accelerator)
+            source = stem + ".py" if os.path.exists(stem + ".py") else stem + ".pyx"
+            if not os.path.exists(source):
                 continue
             name = os.path.basename(self.get_ext_filename(ext.name))
             places = [os.path.join(self.build_lib, *ext.name.split(".")[:-1], name)]

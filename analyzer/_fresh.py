@@ -147,7 +147,8 @@ def accelerator(module: str):
     if compiled is None:
         return None
     try:
-        if os.stat(compiled).st_mtime < os.stat(stem + ".pyx").st_mtime:
+        if os.stat(compiled).st_mtime < os.stat(stem + ".pyx").st_mtime and \
+                built_from(compiled) != source_digest(stem + ".pyx"):
             return None
     except FileNotFoundError:   # an installed wheel carries no .pyx: nothing to be stale against
         pass

@@ -120,6 +120,11 @@ def test_accelerator_imports_a_built_helper_only_when_it_is_current(tmp_path, mo
     os.utime(pyx, (new, new))
     os.utime(built, (old, old))
     assert _fresh.accelerator("accpkg.fast") is None and imported == []   # the .pyx was edited since
+    _fresh.record_build(str(built), str(pyx))        # or only written after it, as the build recorded
+    assert _fresh.accelerator("accpkg.fast") is not None and imported == ["accpkg.fast"]
+    imported.clear()
+    (pkg / _fresh.MANIFEST).unlink()
+    _fresh._MANIFESTS.clear()
     os.utime(built, (new + 1, new + 1))
     assert _fresh.accelerator("accpkg.fast") is not None and imported == ["accpkg.fast"]
     pyx.unlink()                                                      # an installed wheel ships no .pyx
@@ -259,3 +264,37 @@ def test_an_install_that_writes_sources_after_compiled_modules_runs_compiled(tmp
     assert after["analyzer.vectorize"] is False
     assert {k: v for k, v in after.items() if k != "analyzer.vectorize"} == \
         {k: v for k, v in here.items() if k != "analyzer.vectorize"}
+
+
+def test_the_sdist_carries_every_source_the_build_compiles(tmp_path):
+    """A wheel built from the sdist (`python -m build`, a PyPI install) compiles the same modules:
+    each .py and .pyx that setup.py names must be in the sdist (the .pyx through MANIFEST.in)."""
+    import ast
+    import shutil
+    import tarfile
+
+    try:
+        tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    src = tmp_path / "src"
+    for rel in tracked.splitlines():
+        if rel.startswith(("analyzer/", "rewardmodel/")) or rel in ("setup.py", "pyproject.toml", "MANIFEST.in",
+                                                                    "README.md"):
+            (src / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, src / rel)
+    for pkg in ("rl", "corpus"):               # the package finder wants them; their content is not the point
+        (src / pkg).mkdir(exist_ok=True)
+        (src / pkg / "__init__.py").write_text("")
+    env = {**os.environ, "CUDAPERF_PURE_PYTHON": "1"}     # no Cython run: the sdist's file list is the point
+    proc = subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path / "dist")], cwd=src,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (archive,) = (tmp_path / "dist").glob("*.tar.gz")
+    with tarfile.open(archive) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    setup = ast.parse((ROOT / "setup.py").read_text())
+    compiled = next(ast.literal_eval(n.value) for n in ast.walk(setup)
+                    if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "COMPILED")
+    assert any(c.endswith(".pyx") for c in compiled)
+    assert sorted(c for c in compiled if c not in names) == []

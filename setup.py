@@ -14,6 +14,7 @@ gives the same results. A compiled module older than its source is ignored (anal
 """
 import os
 import shutil
+import sys
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
@@ -48,6 +49,10 @@ def extensions():
     })
     for e in exts:
         e.optional = True      # a failed C build leaves that module in pure Python
+        if sys.platform != "win32":
+            # no debug information (Python's CFLAGS ask for -g): modules 6x smaller, the build
+            # ~1/4 faster; profilers still see the functions' names
+            e.extra_compile_args = ["-g0"]
     return exts
 
 

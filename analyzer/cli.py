@@ -190,7 +190,10 @@ def _lint_file(job: FileJob) -> FileOutcome:
                               default_launch=job.default_launch, configured=job.configured)
             for f in sub.findings:
                 line, col = emb.to_python(f.line, f.col)
-                merged.findings.append(dataclasses.replace(f, line=line, col=col, message=emb.text_to_python(f.message)))
+                fix = tuple(dataclasses.replace(e, line=at[0], col=at[1]) for e in f.fix
+                            for at in [emb.to_python(e.line, e.col)])
+                merged.findings.append(dataclasses.replace(f, line=line, col=col, message=emb.text_to_python(f.message),
+                                                           fix=fix))
             for k in sub.kernels:
                 merged.kernels.append(dataclasses.replace(k, line=emb.to_python(k.line, 1)[0],
                                                           launch_source=emb.text_to_python(k.launch_source)))
@@ -252,6 +255,38 @@ def _run(jobs: list[FileJob], workers: int):
     return done + [lint_file(j) for j in jobs[len(done):]]
 
 
+def _fixes(results, linted: dict, baseline_path, accepted, write: bool, errors: list) -> tuple[str, int, list[str]]:
+    """Apply the fixes the reported findings carry (not those the baseline accepts) to their files,
+    or only show them: (unified diff, findings fixed, paths of the results whose files changed)."""
+    import copy
+
+    from . import baseline, fix
+
+    shown = [copy.copy(r) for r in results]
+    if accepted is not None:
+        baseline.apply(baseline_path, accepted, shown)
+    diff, fixed, changed = [], 0, []
+    for r in shown:
+        edits = [e for f in r.findings for e in f.fix]
+        if not edits:
+            continue
+        path = linted[r.path].path
+        try:
+            before = path.read_bytes()
+            after, applied = fix.apply(before, edits)
+            if not applied:
+                continue
+            if write:
+                fix.write_atomically(path, after)
+        except OSError as exc:
+            errors.append(InputError(r.path, f"cannot fix: {exc.strerror or exc}"))
+            continue
+        fixed += sum(1 for f in r.findings if f.fix and all(e in applied for e in f.fix))
+        changed.append(r.path)
+        diff.append(fix.unified_diff(r.path, before, after))
+    return "".join(diff), fixed, changed
+
+
 def lint_command(ns: argparse.Namespace) -> int:
     from .lint import LaunchSpec, LintSettings, FileResult
     from . import report
@@ -301,14 +336,33 @@ def lint_command(ns: argparse.Namespace) -> int:
     configured = config_launches(cfg)
     jobs = [FileJob(path, tuple(chosen), cfg, settings, spec if use_spec else None, ns.max_file_size, path in given,
                     configured) for path in files]
+    if ns.write_baseline and (ns.fix or ns.diff):
+        raise UsageError("--write-baseline accepts the findings as they are: not with --fix or --diff")
     results: list[FileResult] = []
     notes: list[str] = []
-    for outcome in _run(jobs, default_workers(len(jobs)) if workers is None else workers):
+    linted: dict[str, FileJob] = {}      # a result's path -> its job (for --fix)
+    for job, outcome in zip(jobs, _run(jobs, default_workers(len(jobs)) if workers is None else workers)):
         if outcome.error:
             errors.append(outcome.error)
         if outcome.result is not None:
             results.append(outcome.result)
+            linted[outcome.result.path] = job
         notes.extend(outcome.notes)
+    if ns.fix or ns.diff:
+        diff, fixed, changed = _fixes(results, linted, baseline_path, accepted, write=not ns.diff, errors=errors)
+        files_word = f"{len(changed)} file{'s' * (len(changed) != 1)}"
+        if ns.diff:
+            for e in errors:
+                print(e.line(), file=sys.stderr)
+            sys.stdout.write(diff)
+            print(f"{fixed} fix{'es' * (fixed != 1)} would change {files_word} (--fix applies them)" if fixed else
+                  "no fixes to apply", file=sys.stderr)
+            return EXIT_ERROR if errors else (EXIT_FINDINGS if fixed and not ns.exit_zero else EXIT_CLEAN)
+        if changed:   # lint what was fixed again: the report is of the files as they are now
+            again = dict(zip(changed, _run([linted[p] for p in changed], 1)))
+            results = [again[r.path].result if r.path in again and again[r.path].result is not None else r
+                       for r in results]
+            notes.append(f"fixed {fixed} finding{'s' * (fixed != 1)} in {files_word}")
 
     for e in errors:
         print(e.line(), file=sys.stderr)
@@ -351,7 +405,7 @@ def rules_command(ns: argparse.Namespace) -> int:
         return explain(ns.explain)
     if ns.format == "json":
         print(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity, "summary": r.summary,
-                           "doc": r.doc.strip()} for r in rules.values()], indent=2))
+                           "doc": r.doc.strip(), "fixable": r.fixable} for r in rules.values()], indent=2))
         return EXIT_CLEAN
     width = max(len(r.name) for r in rules.values())
     for r in rules.values():
@@ -402,6 +456,11 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--jobs", "-j", type=int, metavar="N",
                       help="lint N files at a time in worker processes (0: one per core; default: the config's jobs, "
                            "else one worker per 8 files up to one per core, and 1 under pre-commit)")
+    lint.add_argument("--fix", action="store_true",
+                      help="apply the fixes that findings carry (FP501's `f` suffix), then report what is left")
+    lint.add_argument("--diff", action="store_true",
+                      help="print the fixes --fix would apply as a unified diff and change nothing "
+                           "(exit 1 if there are any)")
     lint.add_argument("--output", "-o", help="write the report to a file")
     lint.add_argument("--baseline", metavar="FILE", help="leave out the findings this baseline file accepts "
                       "(default: the config's baseline)")

@@ -89,3 +89,23 @@ def test_fp501_flags_what_nvcc_does_in_fp64(tmp_path):
     assert not wrong, f"FP501 disagrees with nvcc's PTX on (statement, FP64 in PTX): {wrong}"
     # both kinds are in the table
     assert 10 < len(flagged) < len(STATEMENTS) - 10
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+def test_the_fix_leaves_no_fp64_arithmetic_and_no_finding(tmp_path):
+    """`lint --fix` on the table: the fixed file compiles, FP501 finds nothing in it, and nvcc's
+    PTX of every kernel that had FP64 arithmetic from a literal has none left."""
+    from analyzer import fix
+
+    before = _source().encode()
+    edits = [e for f in lint_source(_source(), "fp.cu").findings if f.code == "FP501" for e in f.fix]
+    after, applied = fix.apply(before, edits)
+    assert len(applied) == len(edits) > 10
+    src = tmp_path / "fixed.cu"
+    src.write_bytes(after)
+    ptx = tmp_path / "fixed.ptx"
+    subprocess.run(["nvcc", "-arch=sm_90", "-ptx", "-o", str(ptx), str(src)], check=True, capture_output=True,
+                   timeout=300)
+    left = [m for m, body in re.findall(r"\.entry\s+(\w+)\((.*?)\n\}", ptx.read_text(), re.S) if _FP64_OP.search(body)]
+    assert left == []
+    assert [f for f in lint_source(after.decode(), "fixed.cu").findings if f.code == "FP501"] == []

@@ -35,6 +35,8 @@ class Finding:
     col: int
     kernel: str = ""
     estimate: dict = field(default_factory=dict, compare=False, hash=False)
+    # what `lint --fix` may change for it: analyzer.fix.Edit's, in this file's lines and byte columns
+    fix: tuple = field(default=(), compare=False, hash=False)
 
     def sort_key(self):
         # the kernel too: two kernels' findings at one place (a shared device function) would
@@ -184,9 +186,9 @@ class KernelContext:
         dynamic = self.launch_smem
         return models.occupancy(self.arch, self.launch.threads, self.resources.registers, smem + dynamic)
 
-    def finding(self, rule: "Rule", line: int, col: int, message: str, **estimate) -> Finding:
+    def finding(self, rule: "Rule", line: int, col: int, message: str, fix: tuple = (), **estimate) -> Finding:
         return Finding(rule.code, rule.name, rule.severity, message, self.program.path, line, col, self.kernel.name,
-                       estimate)
+                       estimate, fix)
 
 
 def assumed_text(est: models.Estimate) -> str:
@@ -237,25 +239,27 @@ class Rule:
     doc: str
     fn: Callable[..., Iterable[Finding]]   # fn(context, rule)
     scope: str = "kernel"             # "kernel" or "file"
+    fixable: bool = False             # its findings may carry a fix (`lint --fix`)
 
     def check(self, ctx) -> Iterable[Finding]:
         return self.fn(ctx, self)
 
     def explain(self) -> str:
-        return f"{self.code} {self.name} ({self.severity})\n\n{self.summary}\n\n{self.doc.strip()}\n"
+        fix = "\n\nFix\n    `lint --fix` applies it (`lint --diff` shows it)." if self.fixable else ""
+        return f"{self.code} {self.name} ({self.severity})\n\n{self.summary}\n\n{self.doc.strip()}{fix}\n"
 
 
 _REGISTRY: dict[str, Rule] = {}
 
 
-def rule(code: str, name: str, severity: str, summary: str, doc: str, scope: str = "kernel"):
+def rule(code: str, name: str, severity: str, summary: str, doc: str, scope: str = "kernel", fixable: bool = False):
     """Register a check function as a rule."""
     assert severity in SEVERITIES, severity
 
     def wrap(fn):
         if code in _REGISTRY:
             raise ValueError(f"duplicate rule code {code}")
-        _REGISTRY[code] = Rule(code, name, severity, summary, textwrap.dedent(doc), fn, scope)
+        _REGISTRY[code] = Rule(code, name, severity, summary, textwrap.dedent(doc), fn, scope, fixable)
         return fn
 
     return wrap

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from ..fix import Edit
 from . import KernelContext, rule
 
 _ARITH_PARENTS = re.compile(r"[-+*/<>]")
@@ -33,7 +34,9 @@ _ARITH_PARENTS = re.compile(r"[-+*/<>]")
 
       Use instead
           y[i] = 0.5f * x[i] * (1.0f + tanhf(x[i]));
-      """)
+
+      `lint --fix` writes the `f` (`1.0` -> `1.0f`, `2.0L` -> `2.0f`).
+      """, fixable=True)
 def double_in_float(ctx: KernelContext, r):
     acc = ctx.accesses
     if acc.uses_double or not acc.uses_float:
@@ -43,6 +46,7 @@ def double_in_float(ctx: KernelContext, r):
     for lit in acc.float_literals:
         if lit.folded or lit.narrowed or not _ARITH_PARENTS.search(lit.context.replace(lit.text, "", 1)):
             continue  # `float y = 0.0;`, `real div = 1.0 / 3;` and `y = x / 2.0` compile to no FP64
+        single = lit.text.rstrip("lL") + "f"     # `2.0L` (long double: FP64 on the GPU) -> `2.0f`
         yield ctx.finding(r, lit.line, lit.col,
                           f"double literal `{lit.text}` in `{lit.context[:60]}` makes the arithmetic FP64; "
-                          f"write `{lit.text}f`", literal=lit.text)
+                          f"write `{single}`", fix=(Edit(lit.line, lit.col, lit.text, single),), literal=lit.text)

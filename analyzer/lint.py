@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import math
 import re
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -542,13 +543,18 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
             gc.enable()
 
 
+def _original_edits(program: Program, edits: tuple) -> tuple:
+    """A fix's edits at their columns as written (Program.original_column)."""
+    return tuple(dataclasses.replace(e, col=program.original_column(e.line, e.col)) for e in edits)
+
+
 def _one_line(f: Finding) -> Finding:
     """The finding with its message on one line (`path:line:col: CODE message` is a line a tool
     splits on): code it quotes over several lines has its line breaks and indentation collapsed."""
     m = f.message
     if "\n" not in m and "\r" not in m and "\t" not in m:
         return f
-    return Finding(f.code, f.name, f.severity, " ".join(m.split()), f.path, f.line, f.col, f.kernel, f.estimate)
+    return Finding(f.code, f.name, f.severity, " ".join(m.split()), f.path, f.line, f.col, f.kernel, f.estimate, f.fix)
 
 
 def _lint_source(source, path, settings, rules, launches, kernels, default_launch, configured=None,
@@ -622,7 +628,7 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
     kept = [_one_line(f) for f in findings if not sup.suppressed(f.code, f.line)]
     if program.shifts:   # columns as written, before the macro expansions on their lines
         kept = [Finding(f.code, f.name, f.severity, f.message, f.path, f.line, program.original_column(f.line, f.col),
-                        f.kernel, f.estimate) for f in kept]
+                        f.kernel, f.estimate, _original_edits(program, f.fix)) for f in kept]
     result.suppressed = len(findings) - len(kept)
     result.findings = sorted(set(kept), key=Finding.sort_key)
     for ctx in contexts:

@@ -148,3 +148,21 @@ def test_json_and_rules_say_what_is_fixable(tmp_path, capsys):
     assert fixable == {"FP501"}
     code, out, _ = run(["rules", "--explain", "FP501"], capsys)
     assert "lint --fix" in out
+
+
+def test_a_fix_where_the_message_spans_lines_and_after_a_macro_the_pre_pass_expanded(tmp_path, capsys):
+    """The finding's quoted code on several lines (its message made one line) and a line whose
+    columns the pre-pass moved (a function-like macro expanded before the literal) keep their fix."""
+    src = tmp_path / "k.cu"
+    src.write_text("#define AT(p, i) p[(i)]\n"
+                   "__global__ void k(const float* a, float* y, int n) {\n"
+                   "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "    if (i >= n) return;\n"
+                   "    y[i] = 0.1 * (a[i] +\n"
+                   "                   a[i + 1]);\n"
+                   "    y[i + n] = AT(a, i) * AT(a, i + 1) * 0.1;\n"
+                   "}\n")
+    code, out, err = run(["lint", "--isolated", "--select", "FP501", "--fix", str(src)], capsys)
+    assert code == 0 and "fixed 2 findings in 1 file" in err, (out, err)
+    lines = src.read_text().splitlines()
+    assert lines[4] == "    y[i] = 0.1f * (a[i] +" and lines[6] == "    y[i + n] = AT(a, i) * AT(a, i + 1) * 0.1f;"

@@ -260,7 +260,7 @@ def _fixes(results, linted: dict, baseline_path, accepted, write: bool, errors: 
     or only show them: (unified diff, findings fixed, paths of the results whose files changed)."""
     import copy
 
-    from . import baseline, fix
+    from . import baseline, fix, report
 
     shown = [copy.copy(r) for r in results]
     if accepted is not None:
@@ -281,7 +281,7 @@ def _fixes(results, linted: dict, baseline_path, accepted, write: bool, errors: 
         except OSError as exc:
             errors.append(InputError(r.path, f"cannot fix: {exc.strerror or exc}"))
             continue
-        fixed += sum(1 for f in r.findings if f.fix and all(e in applied for e in f.fix))
+        fixed += sum(1 for f in report.shown(r.findings) if f.fix and all(e in applied for e in f.fix))
         changed.append(r.path)
         diff.append(fix.unified_diff(r.path, before, after))
     return "".join(diff), fixed, changed

@@ -49,6 +49,18 @@ def kernel_line(path: str, k: KernelSummary) -> str:
     return f"{path}:{k.line}:1: kernel {k.name}: " + "; ".join(parts)
 
 
+def shown(findings: Iterable[Finding]) -> list[Finding]:
+    """The findings a reader sees: one line for the same finding at one place from several kernels
+    (a device function's access, once per kernel that calls it; the JSON and SARIF keep each
+    kernel's). The findings come sorted (Finding.sort_key), so such lines are neighbours."""
+    out: list[Finding] = []
+    for f in findings:
+        if out and (f.line, f.col, f.code, f.message) == (out[-1].line, out[-1].col, out[-1].code, out[-1].message):
+            continue
+        out.append(f)
+    return out
+
+
 def render_text(results: Iterable[FileResult], show_estimates: bool = False, statistics: bool = False,
                 baselined: int = 0) -> str:
     lines = []
@@ -58,7 +70,7 @@ def render_text(results: Iterable[FileResult], show_estimates: bool = False, sta
         files += 1
         if show_estimates:
             lines.extend(kernel_line(r.path, k) for k in r.kernels)
-        for f in r.findings:
+        for f in shown(r.findings):
             lines.append(text_line(f))
             total[f.code] += 1
     n = sum(total.values())
@@ -87,7 +99,7 @@ def render_github(results: Iterable[FileResult], errors: list[dict]) -> str:
     an error, `::notice` for info) and per file that could not be linted."""
     lines = []
     for r in results:
-        for f in r.findings:
+        for f in shown(r.findings):
             lines.append(f"::{_GITHUB_LEVEL.get(f.severity, 'warning')} file={_gh_property(f.path)},line={f.line},"
                          f"col={f.col},title={_gh_property(f'cudaperf {f.code} ({f.name})')}::{_gh_data(f.message)}")
     for e in errors:
@@ -144,6 +156,14 @@ def render_sarif(results: Iterable[FileResult], rules: Mapping[str, Rule], error
             }
             if f.code in index:
                 item["ruleIndex"] = index[f.code]
+            if f.fix:     # SARIF 2.1.0 §3.55: what `lint --fix` would change
+                item["fixes"] = [{
+                    "description": {"text": "; ".join(f"`{e.old}` -> `{e.new}`" for e in f.fix)},
+                    "artifactChanges": [{"artifactLocation": {"uri": _uri(f.path)}, "replacements": [{
+                        "deletedRegion": {"startLine": e.line, "startColumn": e.col, "endLine": e.line,
+                                          "endColumn": e.col + len(e.old)},
+                        "insertedContent": {"text": e.new}} for e in f.fix]}],
+                }]
             sarif_results.append(item)
     notifications = [{"level": "error", "message": {"text": e["message"]},
                       "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(e["path"])}}}]}

@@ -51,7 +51,7 @@ def test_fix_writes_the_file_keeps_its_mode_and_reports_what_is_left(tmp_path, c
     src.chmod(0o640)
     code, out, err = run(["lint", "--isolated", "--select", "FP501", "--fix", str(src)], capsys)
     assert code == 0 and "All checks passed" in out, (out, err)
-    assert "fixed 7 findings in 1 file" in err          # half_of's literal is a finding of each kernel
+    assert "fixed 6 findings in 1 file" in err          # half_of's literal: one line for both kernels
     text = src.read_text()
     assert text.splitlines()[5] == FIXED_LINE and "0.5f * v * v" in text
     assert stat.S_IMODE(src.stat().st_mode) == 0o640
@@ -67,7 +67,7 @@ def test_diff_shows_the_fixes_and_changes_nothing(tmp_path, capsys):
     assert code == 1 and src.read_text() == KERNEL
     assert out.startswith(f"--- {src}\n+++ {src}\n@@ ")
     assert f"\n+{FIXED_LINE}\n" in out and out.count("\n+") == 3
-    assert "7 fixes would change 1 file" in err
+    assert "6 fixes would change 1 file" in err
     code, out, _ = run(["lint", "--isolated", "--diff", "--exit-zero", str(src)], capsys)
     assert code == 0
     clean = tmp_path / "clean.cu"
@@ -127,7 +127,7 @@ def test_an_unwritable_file_is_its_error_and_the_others_are_fixed(tmp_path, caps
                          capsys)
     assert code == 2 and "a.cu: error: cannot fix: Permission denied" in err
     assert (tmp_path / "a.cu").read_text() == KERNEL and other.read_text().splitlines()[5] == FIXED_LINE
-    assert out.count("FP501") == 7 and "fixed 7 findings in 1 file" in err      # a.cu's are still reported
+    assert out.count("FP501") == 6 and "fixed 6 findings in 1 file" in err      # a.cu's are still reported
 
 
 def test_fix_and_write_baseline_do_not_go_together(tmp_path, capsys):
@@ -166,3 +166,20 @@ def test_a_fix_where_the_message_spans_lines_and_after_a_macro_the_pre_pass_expa
     assert code == 0 and "fixed 2 findings in 1 file" in err, (out, err)
     lines = src.read_text().splitlines()
     assert lines[4] == "    y[i] = 0.1f * (a[i] +" and lines[6] == "    y[i + n] = AT(a, i) * AT(a, i + 1) * 0.1f;"
+
+
+def test_a_device_functions_finding_is_one_line_and_sarif_carries_the_fix(tmp_path, capsys):
+    src = tmp_path / "k.cu"
+    src.write_text(KERNEL)
+    _, out, _ = run(["lint", "--isolated", "--select", "FP501", str(src)], capsys)
+    assert out.count(":1:44: FP501") == 1 and "Found 6 findings" in out
+    _, out, _ = run(["lint", "--isolated", "--select", "FP501", "--format", "json", str(src)], capsys)
+    assert sorted(f["kernel"] for f in json.loads(out)["files"][0]["findings"] if f["line"] == 1) == ["gelu", "twice"]
+    _, out, _ = run(["lint", "--isolated", "--select", "FP501", "--format", "sarif", str(src)], capsys)
+    results = json.loads(out)["runs"][0]["results"]
+    fix = next(r["fixes"][0] for r in results if r["locations"][0]["physicalLocation"]["region"]["startLine"] == 6)
+    (change,) = fix["artifactChanges"]
+    (rep,) = change["replacements"]
+    assert change["artifactLocation"]["uri"].endswith("k.cu")
+    assert rep == {"deletedRegion": {"startLine": 6, "startColumn": 16, "endLine": 6, "endColumn": 19},
+                   "insertedContent": {"text": "0.5f"}}

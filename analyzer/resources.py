@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import re
 import shutil
 import subprocess
@@ -185,46 +186,30 @@ def compile_nvrtc(source: str, arch: str, name_expressions: tuple[str, ...] = ()
 
 
 class _NvrtcChild:
-    """One forked process that compiles with NVRTC for this one, request after request (a fork per
-    compile cost ~40 ms, as much as the compile); started again after it crashes. A process forked
-    from this one (a `lint -j` worker) starts its own: the pipes are this process's."""
+    """A forked process that compiles with NVRTC for this one, request after request (a fork per
+    compile cost ~40 ms, as much as the compile). Kept in a pool: a thread that compiles takes an
+    idle child or forks another, and gives it back after (threads compiling at once each have
+    their own, as NVRTC in this process allowed). One that crashed or ran past its time is
+    stopped, not given back. A process forked from this one (a `lint -j` worker) starts its own."""
 
-    pid = 0
-    owner = 0                   # the process that started it
-    to_child = from_child = -1
+    _idle: list = []
+    _owner = 0                  # the process the idle children belong to
+    _lock = threading.Lock()
 
-    @classmethod
-    def ask(cls, request: dict, timeout: float) -> str:
-        if cls.owner != os.getpid() or cls.pid == 0:
-            cls._start()
-        data = json.dumps(request).encode()
-        try:
-            _write_all(cls.to_child, len(data).to_bytes(8, "little") + data)
-            reply = _read_reply(cls.from_child, timeout)
-        except CompilerUnavailable:
-            cls._stop(kill=True)      # past the timeout: stopped, the next compile starts another
-            raise
-        except OSError:
-            reply = None
-        if reply is None:           # the child died mid-compile
-            status = cls._stop(kill=False)
-            raise CompilerUnavailable(f"NVRTC crashed on this code: {_signal_name(status)}")
-        if not reply["ok"]:
-            raise CompilerUnavailable(reply["text"])
-        return reply["text"]
-
-    @classmethod
-    def _start(cls) -> None:
-        if cls.owner == os.getpid():
-            cls._stop(kill=True)
+    def __init__(self) -> None:
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             code = 0
             try:
-                os.close(down_w)
-                os.close(up_r)
+                # only its own two pipe ends: a copy of another child's request pipe, or of the
+                # parent's stdout, would keep that child (or a reader of the output) waiting
+                # after this process's parent is gone
+                keep = sorted((down_r, up_w))
+                os.closerange(3, keep[0])
+                os.closerange(keep[0] + 1, keep[1])
+                os.closerange(keep[1] + 1, _max_fd())
                 import faulthandler
                 faulthandler.disable()      # a crash here is reported by the parent, in one line
                 _serve(down_r, up_w)
@@ -234,31 +219,70 @@ class _NvrtcChild:
                 os._exit(code)      # no Python clean-up of the parent's state in the child
         os.close(down_r)
         os.close(up_w)
-        cls.pid, cls.owner, cls.to_child, cls.from_child = pid, os.getpid(), down_w, up_r
+        self.pid, self.to_child, self.from_child = pid, down_w, up_r
 
     @classmethod
-    def _stop(cls, kill: bool) -> int:
+    def ask(cls, request: dict, timeout: float) -> str:
+        with cls._lock:
+            if cls._owner != os.getpid():   # forked from the process these belong to: not ours
+                cls._idle, cls._owner = [], os.getpid()
+            child = cls._idle.pop() if cls._idle else None
+        if child is None:
+            child = cls()
+        data = json.dumps(request).encode()
+        try:
+            _write_all(child.to_child, len(data).to_bytes(8, "little") + data)
+            reply = _read_reply(child.from_child, timeout)
+        except CompilerUnavailable:
+            child.stop(kill=True)       # past the timeout
+            raise
+        except OSError:
+            reply = None
+        if reply is None:               # it died mid-compile
+            raise CompilerUnavailable(f"NVRTC crashed on this code: {_signal_name(child.stop(kill=False))}")
+        with cls._lock:
+            if cls._owner == os.getpid():
+                cls._idle.append(child)
+        if not reply["ok"]:
+            raise CompilerUnavailable(reply["text"])
+        return reply["text"]
+
+    def stop(self, kill: bool) -> int:
         """Close the pipes, reap the child (killed first where `kill`): its wait status."""
         import signal
 
         status = 0
-        if cls.owner == os.getpid() and cls.pid:
-            for fd in (cls.to_child, cls.from_child):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-            if kill:
-                try:
-                    os.kill(cls.pid, signal.SIGKILL)
-                except OSError:
-                    pass
+        for fd in (self.to_child, self.from_child):
             try:
-                _, status = os.waitpid(cls.pid, 0)
-            except ChildProcessError:
+                os.close(fd)
+            except OSError:
                 pass
-        cls.pid, cls.owner, cls.to_child, cls.from_child = 0, 0, -1, -1
+        if kill:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
         return status
+
+    @classmethod
+    def stop_all(cls) -> None:
+        """Stop this process's idle children (tests; the children end by themselves when this
+        process does: their request pipe closes)."""
+        with cls._lock:
+            idle, cls._idle = (cls._idle, []) if cls._owner == os.getpid() else ([], cls._idle)
+        for child in idle:
+            child.stop(kill=True)
+
+
+def _max_fd() -> int:
+    try:
+        return max(256, min(os.sysconf("SC_OPEN_MAX"), 1 << 20))
+    except (ValueError, OSError):
+        return 1 << 16
 
 
 def _serve(requests: int, replies: int) -> None:

@@ -266,9 +266,9 @@ __global__ void scale(Accessor<T> out, T s) { }
 @pytest.fixture
 def fresh_nvrtc_child():
     pytest.importorskip("cuda.bindings.nvrtc")
-    resources._NvrtcChild._stop(kill=True)     # the next compile forks a child from this test's state
+    resources._NvrtcChild.stop_all()     # the next compile forks a child from this test's state
     yield
-    resources._NvrtcChild._stop(kill=True)
+    resources._NvrtcChild.stop_all()
 
 
 def test_lint_survives_nvrtc_crashing_on_the_code(tmp_path, monkeypatch, fresh_nvrtc_child):
@@ -312,3 +312,56 @@ def test_the_reward_compile_gate_fails_code_that_crashes_nvrtc(monkeypatch, fres
     monkeypatch.setattr(resources, "_nvrtc_log", lambda *a: os.kill(os.getpid(), signal.SIGSEGV))
     gate, table = compile_gate(parse('extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }'), "sm_90")
     assert gate.passed is False and "crashed" in gate.detail and table is None
+
+
+def test_threads_compiling_at_once_each_get_an_answer(fresh_nvrtc_child):
+    """A reward server compiles from several threads at once: each compile has a child of its own
+    (one shared child mixed their requests and hung)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    sources = [f'extern "C" __global__ void k{i}(float* x) {{ x[threadIdx.x] *= {i}.0f; }}' for i in range(24)]
+    with ThreadPoolExecutor(6) as pool:
+        futures = [pool.submit(resources.compile_nvrtc, src, "sm_90") for src in sources]
+        tables = [f.result(timeout=300) for f in futures]
+    assert [sorted(t) for t in tables] == [[f"k{i}"] for i in range(24)]
+    assert 1 <= len(resources._NvrtcChild._idle) <= 6
+
+
+_CHILDREN_OF_AN_ENDED_PROCESS = """
+import threading
+from analyzer import resources
+threads = [threading.Thread(target=resources.compile_nvrtc,
+                            args=('extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }', "sm_90"))
+           for _ in range(3)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print(" ".join(str(c.pid) for c in resources._NvrtcChild._idle), flush=True)
+"""
+
+
+def test_the_children_end_with_their_process_and_keep_no_pipe_open():
+    """The children of a process that ends go too (their request pipe closes), and none holds a
+    copy of its output: a reader of that output (`| tail`, a test harness) sees it end."""
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("cuda.bindings.nvrtc")
+    proc = subprocess.Popen([sys.executable, "-c", _CHILDREN_OF_AN_ENDED_PROCESS], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    out, err = proc.communicate(timeout=300)     # hangs if a child kept the pipe
+    assert proc.returncode == 0, err
+    pids = [int(p) for p in out.split()]
+    assert pids
+
+    def alive(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    deadline = time.monotonic() + 30
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in pids if alive(p)]

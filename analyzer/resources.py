@@ -212,6 +212,10 @@ class _NvrtcChild:
                 os.closerange(keep[1] + 1, _max_fd())
                 import faulthandler
                 faulthandler.disable()      # a crash here is reported by the parent, in one line
+                # with a GPU driver, NVRTC keeps compiled code in ~/.nv/ComputeCache, and a source
+                # compiled before (by any process) gives an empty ptxas log: no registers. Read at
+                # NVRTC's first compile, which the parent leaves to its children (seen on an H100).
+                os.environ["CUDA_CACHE_DISABLE"] = "1"
                 _serve(down_r, up_w)
             except BaseException:   # noqa: BLE001   (the parent sees the pipe close)
                 code = 1

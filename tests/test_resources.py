@@ -365,3 +365,14 @@ def test_the_children_end_with_their_process_and_keep_no_pipe_open():
     while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [p for p in pids if alive(p)]
+
+
+def test_the_child_compiles_past_the_drivers_cache(monkeypatch, fresh_nvrtc_child):
+    """On a machine with a GPU driver, NVRTC answers a source it compiled before from
+    ~/.nv/ComputeCache with an empty ptxas log (no registers); the child turns that cache off."""
+    import os
+
+    monkeypatch.delenv("CUDA_CACHE_DISABLE", raising=False)
+    monkeypatch.setattr(resources, "_nvrtc_log", lambda *a: os.environ.get("CUDA_CACHE_DISABLE", "unset"))
+    assert resources._NvrtcChild.ask({"source": "", "arch": "sm_90", "names": [], "dirs": []}, 60) == "1"
+    assert "CUDA_CACHE_DISABLE" not in os.environ       # the caller's own driver cache is left alone

@@ -96,13 +96,8 @@ def test_fix_leaves_alone_what_the_baseline_accepts_and_what_moved(tmp_path, cap
 
 def test_fix_in_inline_cuda_of_a_python_file(tmp_path, capsys):
     py = tmp_path / "solution.py"
-    py.write_text('from torch.utils.cpp_extension import load_inline\n'
-                  'cuda_src = """\n'
-                  '__global__ void scale(const float* x, float* y, int n) {\n'
-                  '    int i = blockIdx.x * blockDim.x + threadIdx.x;\n'
-                  '    if (i < n) y[i] = x[i] * 0.1 + 1.0;\n'
-                  '}\n'
-                  '"""\n'
+    cuda = KERNEL.split("__global__ void twice")[1].replace("y[i] = half_of(x[i]);", "y[i] = x[i] * 0.1 + 1.0;")
+    py.write_text(f'from torch.utils.cpp_extension import load_inline\ncuda_src = """\n__global__ void twice{cuda}"""\n'
                   'mod = load_inline("m", cpp_sources="", cuda_sources=cuda_src)\n')
     code, out, err = run(["lint", "--isolated", "--select", "FP501", "--fix", str(py)], capsys)
     assert code == 0 and "fixed 2 findings in 1 file" in err, (out, err)

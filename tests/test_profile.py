@@ -264,3 +264,16 @@ def test_measurement_from_fills_compile_resources():
 def test_gather_problem_reference():
     p = gather_problem(4, stride=3, seed=1)
     assert np.array_equal(p.expected["y"], p.inputs["x"][[0, 3, 6, 9]])
+
+
+def test_compile_workers_compile_past_the_drivers_cache(tmp_path, monkeypatch):
+    """Their NVRTC would give no ptxas log for a source the machine compiled before (a GPU
+    driver's ~/.nv/ComputeCache); the pool's workers turn that cache off, this process does not."""
+    import os
+
+    monkeypatch.delenv("CUDA_CACHE_DISABLE", raising=False)
+    prof = Profiler(Settings(cache_dir=str(tmp_path / "c"), work_dir=str(tmp_path), compile_workers=1, problem_workers=1))
+    with prof:
+        prof._pools()
+        assert prof._compile_pool.submit(os.getenv, "CUDA_CACHE_DISABLE").result(timeout=120) == "1"
+    assert "CUDA_CACHE_DISABLE" not in os.environ

@@ -64,6 +64,14 @@ def measurement_from(job: Job, built: build.BuildResult | None, result: dict[str
     return m
 
 
+def compile_worker_setup() -> None:
+    """A compile worker's environment. With a GPU driver, NVRTC answers a source the machine
+    compiled before (in any process) from ~/.nv/ComputeCache with an empty ptxas log: no registers
+    or spills for it (seen on an H100). The variable is read at a process's first compile, and these
+    workers only compile."""
+    os.environ["CUDA_CACHE_DISABLE"] = "1"
+
+
 class Profiler:
     """Holds the CPU pools, the GPU worker and the caches across run() calls. Use as a context manager."""
 
@@ -101,7 +109,7 @@ class Profiler:
         if self._compile_pool is None:
             ctx = mp.get_context("spawn")
             n = self.settings.compile_workers or max(1, (os.cpu_count() or 2) - 2)
-            self._compile_pool = ProcessPoolExecutor(n, mp_context=ctx)
+            self._compile_pool = ProcessPoolExecutor(n, mp_context=ctx, initializer=compile_worker_setup)
             self._problem_pool = ProcessPoolExecutor(max(1, self.settings.problem_workers), mp_context=ctx)
 
     def worker(self) -> GpuWorker:

@@ -10,7 +10,8 @@ per-warp counts (analyzer/_lanes.pyx), two text scans (analyzer/_scan.pyx: the s
 estimate's words, the reward gates' comment stripping) and the surrogate's few-row tree walk
 (rewardmodel/_forest.pyx).
 Without a C compiler or Cython, or with CUDAPERF_PURE_PYTHON=1, the install is pure Python and
-gives the same results. A compiled module older than its source is ignored (analyzer/_fresh.py).
+gives the same results. A compiled module built from other code than its source holds now is
+ignored (analyzer/_fresh.py: by the source digest the build records beside it).
 """
 import os
 import shutil

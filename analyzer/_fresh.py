@@ -38,11 +38,17 @@ def use_source(source: str, compiled: str | None = None) -> bool:
     if compiled is None:
         return False
     try:
-        if os.stat(compiled).st_mtime >= os.stat(source).st_mtime:
-            return False
+        return _stale(compiled, source)
     except OSError:
         return True
-    # the source is newer: edited since the build, or written after it by an installer
+
+
+def _stale(compiled: str, source: str) -> bool:
+    """Whether `compiled` was built from other code than `source` holds now: the source is newer
+    (edited since the build, or only written after it by an installer) and its digest is not the
+    one the build recorded. OSError where either file is missing."""
+    if os.stat(compiled).st_mtime >= os.stat(source).st_mtime:
+        return False
     return built_from(compiled) != source_digest(source)
 
 
@@ -147,8 +153,7 @@ def accelerator(module: str):
     if compiled is None:
         return None
     try:
-        if os.stat(compiled).st_mtime < os.stat(stem + ".pyx").st_mtime and \
-                built_from(compiled) != source_digest(stem + ".pyx"):
+        if _stale(compiled, stem + ".pyx"):
             return None
     except FileNotFoundError:   # an installed wheel carries no .pyx: nothing to be stale against
         pass

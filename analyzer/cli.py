@@ -262,11 +262,11 @@ def _fixes(results, linted: dict, baseline_path, accepted, write: bool, errors: 
 
     from . import baseline, fix, report
 
-    shown = [copy.copy(r) for r in results]
+    reported = [copy.copy(r) for r in results]      # as the report will have them: the baseline's left out
     if accepted is not None:
-        baseline.apply(baseline_path, accepted, shown)
+        baseline.apply(baseline_path, accepted, reported)
     diff, fixed, changed = [], 0, []
-    for r in shown:
+    for r in reported:
         edits = [e for f in r.findings for e in f.fix]
         if not edits:
             continue

@@ -7,7 +7,6 @@ moved by the pre-pass, or a file changed since the lint, is left alone (the find
 """
 from __future__ import annotations
 
-import difflib
 import os
 import tempfile
 from dataclasses import dataclass
@@ -62,6 +61,8 @@ def apply(data: bytes, edits: Iterable[Edit]) -> tuple[bytes, list[Edit]]:
 
 
 def unified_diff(path: str, before: bytes, after: bytes) -> str:
+    import difflib      # here, not at the top: the rules import this module on every lint's start
+
     a = before.decode("utf-8", errors="replace").splitlines(keepends=True)
     b = after.decode("utf-8", errors="replace").splitlines(keepends=True)
     return "".join(difflib.unified_diff(a, b, fromfile=path, tofile=path))

@@ -8,8 +8,7 @@ from __future__ import annotations
 import gc
 import math
 import re
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import numpy as np
@@ -545,7 +544,7 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
 
 def _original_edits(program: Program, edits: tuple) -> tuple:
     """A fix's edits at their columns as written (Program.original_column)."""
-    return tuple(dataclasses.replace(e, col=program.original_column(e.line, e.col)) for e in edits)
+    return tuple(replace(e, col=program.original_column(e.line, e.col)) for e in edits)
 
 
 def _one_line(f: Finding) -> Finding:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
 import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 

@@ -159,6 +159,7 @@ class Function:
     template_params: dict[str, int | None] = field(default_factory=dict)
     launch_bounds: LaunchBounds | None = None
     shared: tuple[SharedArray, ...] = ()      # declared inside the body
+    max_registers: int | None = None          # `__maxnreg__(n)` (CUDA 12.4): ptxas's cap on registers
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -306,7 +307,10 @@ class Program:
 
 # Tokens the grammar does not know and that break trees around them. Each is blanked
 # with spaces of the same length so byte offsets (and so line:col) stay right.
-_BLANK_CALLS = re.compile(rb"\b(?:__align__|__maxnreg__|__launch_bounds_ex__|_Pragma|__declspec|__attribute__)\s*\(")
+_BLANK_CALLS = re.compile(rb"\b(?:__align__|__maxnreg__|__launch_bounds_ex__|__cluster_dims__|_Pragma|__declspec|__attribute__)\s*\(")
+_MAXNREG = re.compile(rb"\b__maxnreg__\s*\(([^()]*)\)")
+# `__global__ void __no_cluster__ k(...)` (CUDA 12.8): unknown, the word reads as the kernel's name
+_BLANK_WORDS = re.compile(rb"\b__no_cluster__\b")
 _PRAGMA_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]*PRAGMA[A-Z0-9_]*(?:\s*\([^()\n]*\))?)[ \t]*$|\b([A-Z][A-Z0-9_]*_PRAGMA_UNROLL[A-Z0-9_]*)\b", re.M)
 # `#pragma unroll` between a loop header and an unbraced body breaks the tree; loops read the same without it.
 # `TCNN_NAMESPACE_BEGIN` / `CUB_NAMESPACE_END` alone on a line: a namespace's braces behind a
@@ -465,12 +469,7 @@ def preprocess(src: bytes) -> Preprocessed:
     tables = list(_file_scope_tables(src)) if len(src) > _TABLE_MIN_BYTES else []
     for start, end in tables:
         buf[start:end] = src[start:end].translate(_TO_SPACE)
-    # cheap substring tests first: most files have none of these, and the regexes cost more
-    for m in (_BLANK_CALLS.finditer(src) if b"__align__" in src or b"__maxnreg__" in src or b"_Pragma" in src
-              or b"__declspec" in src or b"__attribute__" in src or b"__launch_bounds_ex__" in src else ()):
-        end = _matching_paren(src, m.end() - 1)
-        if end > 0:
-            _blank(buf, m.start(), end)
+    emptied = _blank_attributes(src, buf)
     if b"LAUNCH_BOUNDS" in src:
         _launch_bounds_macros(src, buf)
     if b"__launch_bounds__" in buf:
@@ -512,6 +511,8 @@ def preprocess(src: bytes) -> Preprocessed:
             qualifier_macros.setdefault(m.group(0).decode(), b"")
         _blank(buf, m.start(), m.end())
     shifts: tuple[tuple[int, int, int], ...] = ()
+    if emptied:
+        _blank_macro_uses(buf, emptied)
     if b"define" in src or b"KERNEL_LOOP" in src:
         buf, shifts = _expand_macros(bytes(buf))
         if shifts and tables:
@@ -519,6 +520,72 @@ def preprocess(src: bytes) -> Preprocessed:
     if not buf.endswith(b"\n"):
         buf += b"\n"  # a final preprocessor line without a newline sets has_error
     return Preprocessed(bytes(buf), qualifier_macros, shifts, tuple(tables))
+
+
+def _blank_attributes(src: bytes, buf: bytearray) -> set[bytes]:
+    """Blank the attributes of `_BLANK_CALLS` (with their arguments) and `_BLANK_WORDS` in buf (a
+    copy of src); the names of the `#define`s whose bodies that left empty."""
+    emptied: set[bytes] = set()
+    # cheap substring tests first: most files have none of these, and the regexes cost more
+    for m in (_BLANK_CALLS.finditer(src) if b"__align__" in src or b"__maxnreg__" in src or b"_Pragma" in src
+              or b"__declspec" in src or b"__attribute__" in src or b"__launch_bounds_ex__" in src
+              or b"__cluster_dims__" in src else ()):
+        end = _matching_paren(src, m.end() - 1)
+        if end > 0:
+            _blank(buf, m.start(), end)
+            _end_define(src, buf, m.start(), end, emptied)
+    for m in (_BLANK_WORDS.finditer(src) if b"__no_cluster__" in src else ()):
+        _blank(buf, m.start(), m.end())
+        _end_define(src, buf, m.start(), m.end(), emptied)
+    return emptied
+
+
+# a #define's line: its name, and its parameters if it has them
+_DEFINE_HEAD = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^()\n]*\))?")
+
+
+def _end_define(src: bytes, buf: bytearray, start: int, end: int, emptied: set[bytes]) -> None:
+    """A `#define` whose body was blanked to its line's end reads, in the grammar, as one whose body
+    is the next line (a kernel's first line: the kernel is lost): a `/**/` at the blank's end keeps
+    the body on its own line. A body left empty adds the name to `emptied`."""
+    nl = src.find(b"\n", end)
+    nl = len(src) if nl < 0 else nl
+    if end - start < 4 or src[end:nl].strip():
+        return
+    head = _DEFINE_HEAD.match(src, src.rfind(b"\n", 0, start) + 1)
+    if head is None or head.end() > start:
+        return
+    buf[end - 4:end] = b"/**/"
+    if not bytes(buf[head.end():end - 4]).strip():
+        emptied.add(head.group(1))
+
+
+def _blank_macro_uses(buf: bytearray, names: set[bytes]) -> None:
+    """`#define CLUSTER(x, y, z) __cluster_dims__(x, y, z)`, `#define UNROLL _Pragma("unroll")`: with
+    the attribute blanked the macro stands for nothing, and so do its uses, which the grammar cannot
+    read before a kernel's name or a loop. Blanked where every definition of the name is empty (or
+    the `/**/` of _end_define); never a reserved name (`#define __device__` for a host compiler)."""
+    text = bytes(buf)
+    for name in names:
+        if name.startswith(b"__"):
+            continue
+        function_like = set()
+        for d in _directives(re.compile(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name) + rb"\b", re.M), text):
+            head = _DEFINE_HEAD.match(text, d.start())
+            nl = text.find(b"\n", head.end())
+            if text[head.end():len(text) if nl < 0 else nl].strip() not in (b"", b"/**/"):
+                break
+            function_like.add(head.group(2) is not None)
+        else:
+            if len(function_like) != 1:
+                continue
+            call = function_like.pop()
+            for m in re.finditer(rb"\b" + re.escape(name) + (rb"\s*\(" if call else rb"\b"), text):
+                if _in_directive(text, m.start()):
+                    continue
+                end = _matching_paren(text, m.end() - 1) if call else m.end()
+                if end > 0:
+                    _blank(buf, m.start(), end)
 
 
 def _end_statement_macro(src: bytes, buf: bytearray, m: re.Match) -> None:
@@ -1203,6 +1270,7 @@ class _Builder:
         self.src = src
         self.original = original
         self.shifts = shifts
+        self.has_maxnreg = b"__maxnreg__" in original
         self.path = path
         self.qualifier_macros = qualifier_macros
         self.constants: dict[str, int | float] = {}
@@ -1538,7 +1606,10 @@ class _Builder:
             elif c.type == "__device__" and kind != "global":
                 kind = "device"
             elif c.type == "launch_bounds":
-                exprs = tuple(self.text(n) for n in code_children(c))
+                # a third argument (CUDA 12's blocks per cluster) is outside the grammar: the second
+                # and its comma come as an ERROR node
+                exprs = tuple(self.text(m) for n in code_children(c)
+                              for m in (code_children(n) if n.type == "ERROR" else (n,)))
                 bounds = launch_bounds(exprs, {**self.constants, **{k: v for k, v in tparams.items() if v is not None}})
         declarator = node.child_by_field_id(FIELD.declarator)
         while declarator is not None and declarator.type not in ("function_declarator",):
@@ -1558,8 +1629,18 @@ class _Builder:
             self._body_defines(body)
         has_shared = b"__shared__" in self.src[body.start_byte:body.end_byte]
         shared = tuple(self._local_arrays(body)) if has_shared else ()
+        maxnreg = self._max_registers(node, declarator, tparams) if kind == "global" and self.has_maxnreg else None
         self.functions.append(Function(name.split("::")[-1], kind, params, l0 + 1, c0 + 1, l1 + 1, node, body,
-                                       dict(tparams), bounds, shared))
+                                       dict(tparams), bounds, shared, maxnreg))
+
+    def _max_registers(self, node, declarator, tparams: dict[str, int | None]) -> int | None:
+        """`__maxnreg__(n)` before the kernel's name (the pre-pass blanked it: read as written)."""
+        begin = _original_offset(self.shifts, node.start_byte)
+        m = _MAXNREG.search(self.original, begin, _original_offset(self.shifts, declarator.start_byte))
+        if m is None:
+            return None
+        known = {**self.constants, **{k: v for k, v in tparams.items() if v is not None}}
+        return count(eval_constant(m.group(1).decode("utf-8", "replace"), known), 1, 255)
 
     def _kind_from_macros(self, node, kind: str) -> str:
         """A qualifier macro that the pre-pass blanked sits just before the definition."""

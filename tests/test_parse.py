@@ -3,7 +3,9 @@ from __future__ import annotations
 import pytest
 
 from analyzer import ParserUnavailable, parse as parse_mod
+from analyzer.lint import lint_source
 from analyzer.parse import eval_constant, parse, preprocess
+from analyzer.rules import all_rules
 
 SRC = b"""
 #define TILE 32
@@ -562,3 +564,28 @@ def test_launch_edge_cases_keep_their_meaning():
     assert t.template_args == ("(1 << 3)", "float")
     r = lint_source(src, "e.cu")
     assert r.contexts[0].accesses.constants["A"] == 8 and r.contexts[1].launch.args == {}
+
+
+def test_hopper_kernel_attributes_leave_the_kernel_whole():
+    """CUDA 12's kernel attributes are outside the grammar: `__cluster_dims__(...)` dropped the whole
+    kernel (a missing `;`), `__no_cluster__` was read as the kernel's name, and a third
+    `__launch_bounds__` argument (blocks per cluster) lost the second. The lint reads these kernels
+    as it reads them without the attribute."""
+    body = """(float *a, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) a[i * 32] += 1.0f;
+    }
+    """
+    src = ("__global__ void __cluster_dims__(2, 1, 1) clustered" + body +
+           "__global__ void __cluster_dims__(4) clustered_x" + body +
+           "__global__ void __no_cluster__ unclustered" + body +
+           "__global__ void __launch_bounds__(256, 2, 4) bounded" + body +
+           "template <int B>\n__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(B) both" + body +
+           "template __global__ void both<128>(float *, int);\n")
+    p = parse(src)
+    assert [k.name for k in p.kernels] == ["clustered", "clustered_x", "unclustered", "bounded", "both"]
+    assert not p.errors
+    lb = p.function("bounded").launch_bounds
+    assert (lb.max_threads, lb.min_blocks, lb.exprs) == (256, 2, ("256", "2", "4"))
+    res = lint_source(src, "hopper.cu", rules={"GM101": all_rules()["GM101"]})
+    assert sorted(f.kernel for f in res.findings) == ["both", "bounded", "clustered", "clustered_x", "unclustered"]

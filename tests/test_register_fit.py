@@ -70,3 +70,20 @@ def test_launch_bounds_cap_the_estimate_as_ptxas_does():
 
     assert regs("128") > 64
     assert regs("1024") == 64 and regs("256, 4") == 64 and regs("256, 8") == 32
+    # CUDA 12's third argument (blocks per cluster) leaves the first two as they were
+    assert regs("256, 8, 2") == 32
+
+
+def test_maxnreg_caps_the_estimate():
+    """`__maxnreg__(n)` (CUDA 12.4) is ptxas's cap on registers: the estimate keeps under it too."""
+    body = """(const float* __restrict__ a, float* __restrict__ c, int n) {
+        float acc[8][8];
+        for (int i = 0; i < 8; ++i)
+            for (int j = 0; j < 8; ++j) acc[i][j] = a[(i * 8 + j) * n + threadIdx.x];
+        c[threadIdx.x] = acc[1][1] + acc[7][0];
+    }"""
+    p = parse("__global__ void free_tile" + body + "\n#define CAP 40\n__global__ void __maxnreg__(CAP) capped" + body)
+    assert estimate_registers(p, p.function("free_tile")).registers > 40
+    assert p.function("capped").max_registers == 40
+    assert estimate_registers(p, p.function("capped")).registers == 40
+    assert p.function("free_tile").max_registers is None

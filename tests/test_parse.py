@@ -589,3 +589,32 @@ def test_hopper_kernel_attributes_leave_the_kernel_whole():
     assert (lb.max_threads, lb.min_blocks, lb.exprs) == (256, 2, ("256", "2", "4"))
     res = lint_source(src, "hopper.cu", rules={"GM101": all_rules()["GM101"]})
     assert sorted(f.kernel for f in res.findings) == ["both", "bounded", "clustered", "clustered_x", "unclustered"]
+
+
+@pytest.mark.parametrize("defines, use", [
+    # a body the pre-pass blanks whole, then the next line: in the grammar, the define's body
+    ('#define UNROLL _Pragma("unroll")\n', "UNROLL\n  "),
+    ("#define ALIGN16 __align__(16)\nstruct ALIGN16 V { float x, y, z, w; };\n", ""),
+    # a macro for the attribute, empty on older archs: its uses stand for nothing
+    ("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n#define CLUSTER(x, y, z) __cluster_dims__(x, y, z)\n"
+     "#else\n#define CLUSTER(x, y, z)\n#endif\n", "CLUSTER(2, 1, 1) "),
+])
+def test_a_macro_of_attributes_alone_keeps_the_kernel_after_it(defines, use):
+    loop = "UNROLL" in use
+    src = defines + ("__global__ void " + (use if "CLUSTER" in use else "") + "k(float *a, int n) {\n  "
+                     + (use if loop else "") + "for (int j = 0; j < 4; ++j) a[(threadIdx.x * 4 + j) * 32] = 1.0f;\n}\n")
+    p = parse(src)
+    assert [k.name for k in p.kernels] == ["k"] and not p.errors
+    (f,) = lint_source(src, "m.cu", rules={"GM102": all_rules()["GM102"]}).findings
+    assert f.estimate["sectors_per_request"] == 32.0
+
+
+def test_reserved_names_defined_away_are_not_blanked():
+    """`#define __noinline__ __attribute__((noinline))` empties a define too, but a reserved name's
+    uses are the language's own: they stay."""
+    src = ("#define __noinline__ __attribute__((noinline))\n"
+           "__device__ __noinline__ float twice(float x) { return 2.0f * x; }\n"
+           "__global__ void k(float *a) { a[threadIdx.x] = twice(a[threadIdx.x]); }\n")
+    p = parse(src)
+    assert [(f.name, f.kind) for f in p.functions] == [("twice", "device"), ("k", "global")]
+    assert b"__noinline__ float" in preprocess(src.encode()).text

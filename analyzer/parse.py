@@ -491,7 +491,8 @@ def preprocess(src: bytes) -> Preprocessed:
         _blank(buf, m.start(), m.end())
     for m in (_PRAGMA_MACRO.finditer(src) if b"PRAGMA" in src else ()):
         g = 1 if m.group(1) else 2
-        _blank(buf, m.start(g), m.end(g))
+        if not _in_directive(src, m.start(g)):    # `#define FOO_PRAGMA_UNROLL ...` keeps its name
+            _blank(buf, m.start(g), m.end(g))
     qualifier_macros: dict[str, bytes] = {}
     for m in (_directives(_DEFINE, src) if b"define" in src else ()):
         words = m.group(2).split()

@@ -594,13 +594,14 @@ def test_hopper_kernel_attributes_leave_the_kernel_whole():
 @pytest.mark.parametrize("defines, use", [
     # a body the pre-pass blanks whole, then the next line: in the grammar, the define's body
     ('#define UNROLL _Pragma("unroll")\n', "UNROLL\n  "),
+    ('#define MY_PRAGMA_UNROLL _Pragma("unroll")\n', "MY_PRAGMA_UNROLL\n  "),   # its name is no use to blank
     ("#define ALIGN16 __align__(16)\nstruct ALIGN16 V { float x, y, z, w; };\n", ""),
     # a macro for the attribute, empty on older archs: its uses stand for nothing
     ("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n#define CLUSTER(x, y, z) __cluster_dims__(x, y, z)\n"
      "#else\n#define CLUSTER(x, y, z)\n#endif\n", "CLUSTER(2, 1, 1) "),
 ])
 def test_a_macro_of_attributes_alone_keeps_the_kernel_after_it(defines, use):
-    loop = "UNROLL" in use
+    loop = "UNROLL" in use     # a statement macro before the loop
     src = defines + ("__global__ void " + (use if "CLUSTER" in use else "") + "k(float *a, int n) {\n  "
                      + (use if loop else "") + "for (int j = 0; j < 4; ++j) a[(threadIdx.x * 4 + j) * 32] = 1.0f;\n}\n")
     p = parse(src)

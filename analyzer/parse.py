@@ -308,6 +308,9 @@ class Program:
 # Tokens the grammar does not know and that break trees around them. Each is blanked
 # with spaces of the same length so byte offsets (and so line:col) stay right.
 _BLANK_CALLS = re.compile(rb"\b(?:__align__|__maxnreg__|__launch_bounds_ex__|__cluster_dims__|_Pragma|__declspec|__attribute__)\s*\(")
+# C++ attributes (`[[unlikely]]`, `[[maybe_unused]]`): nothing the analysis reads, and on a statement
+# they wrap it (`if (i >= n) [[unlikely]] return;` was no early exit to the bounds check)
+_STD_ATTRIBUTE = re.compile(rb"\[\[[^\[\]\n]*\]\]")
 _MAXNREG = re.compile(rb"\b__maxnreg__\s*\(([^()]*)\)")
 # `__global__ void __no_cluster__ k(...)` (CUDA 12.8): unknown, the word reads as the kernel's name
 _BLANK_WORDS = re.compile(rb"\b__no_cluster__\b")
@@ -470,6 +473,8 @@ def preprocess(src: bytes) -> Preprocessed:
     for start, end in tables:
         buf[start:end] = src[start:end].translate(_TO_SPACE)
     emptied = _blank_attributes(src, buf)
+    for m in (_STD_ATTRIBUTE.finditer(src) if b"[[" in src else ()):
+        _blank(buf, m.start(), m.end())
     if b"LAUNCH_BOUNDS" in src:
         _launch_bounds_macros(src, buf)
     if b"__launch_bounds__" in buf:

@@ -619,3 +619,18 @@ def test_reserved_names_defined_away_are_not_blanked():
     p = parse(src)
     assert [(f.name, f.kind) for f in p.functions] == [("twice", "device"), ("k", "global")]
     assert b"__noinline__ float" in preprocess(src.encode()).text
+
+
+def test_cpp_attributes_on_statements_keep_their_meaning():
+    """`if (i >= n) [[unlikely]] return;` is an early exit: the grammar wraps the return in the
+    attribute, which hid it from the bounds check (GM104 fired). Attributes are left out; offsets keep."""
+    src = ("__global__ void k(const float *in, float *out, int n) {\n"
+           "  [[maybe_unused]] int spare = 0;\n"
+           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "  if (i >= n) [[unlikely]] return;\n"
+           "  out[i * 32] = in[i];\n"
+           "}\n")
+    rules = {code: all_rules()[code] for code in ("GM102", "GM104")}
+    (f,) = lint_source(src, "a.cu", rules=rules).findings
+    assert (f.code, f.line, f.col) == ("GM102", 5, 3)
+    assert len(preprocess(src.encode()).text) == len(src)

@@ -197,7 +197,7 @@ def _lint_file(job: FileJob) -> FileOutcome:
             for k in sub.kernels:
                 merged.kernels.append(dataclasses.replace(k, line=emb.to_python(k.line, 1)[0],
                                                           launch_source=emb.text_to_python(k.launch_source)))
-            merged.notes.extend(emb.text_to_python(n) for n in sub.notes)
+            merged.notes.extend(emb.note_to_python(n, display) for n in sub.notes)
             merged.suppressed += sub.suppressed
         return FileOutcome(merged, notes=list(merged.notes))
     res = lint_source(text, display, settings=job.settings, rules=per_file, default_launch=job.default_launch,

@@ -35,6 +35,14 @@ class Embedded:
         line 52`) as lines of the .py file."""
         return _LINE_REF.sub(lambda m: f"{m.group(1)} {self.to_python(int(m.group(2)), 1)[0]}", text)
 
+    def note_to_python(self, note: str, path: str) -> str:
+        """A note of the CUDA text's lint, `path:LINE: ...`, at the .py file's line."""
+        head = path + ":"
+        line, sep, rest = note[len(head):].partition(":") if note.startswith(head) else ("", "", "")
+        if sep and line.isdigit():
+            return f"{head}{self.to_python(int(line), 1)[0]}:{self.text_to_python(rest)}"
+        return self.text_to_python(note)
+
 
 def _string_start(src_lines: list[str], node: ast.AST, segment: str) -> tuple[int, int, bool]:
     """Where the string's content begins (after the prefix and opening quotes)."""

@@ -485,6 +485,23 @@ def test_python_solution_reports_python_lines_and_launches_inside_dispatch_lambd
     assert f"inside the loop at line {loop_line}" in dv and int(dv.split(":")[1]) == loop_line + 1
 
 
+def test_notes_on_embedded_cuda_name_lines_of_the_python_file(tmp_path, capsys):
+    """A kernel's note (a template type taken as 4 bytes) gave the kernel's line in the CUDA string,
+    not in the .py file."""
+    src = ('from torch.utils.cpp_extension import load_inline\n\n'
+           'cuda_src = r"""\n#include <torch/extension.h>\n\n'
+           'template <typename scalar_t>\n'
+           '__global__ void scale(const scalar_t* __restrict__ x, scalar_t* __restrict__ y, int n) {\n'
+           '  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i];\n}\n"""\n'
+           'mod = load_inline(name="m", cpp_sources="", cuda_sources=cuda_src)\n')
+    path = tmp_path / "solution.py"
+    path.write_text(src)
+    kernel_line = next(i for i, l in enumerate(src.splitlines(), 1) if "__global__ void scale" in l)
+    code, _, err = run(["lint", "--isolated", str(path)], capsys)
+    (note,) = [l for l in err.splitlines() if "kernel scale:" in l]
+    assert note.startswith(f"{path}:{kernel_line}: kernel scale: template type scalar_t")
+
+
 def test_f_string_expressions_render_as_python_computes_them():
     """`{N // 2}` is Python's floor division (it was spliced in as `(N // 2)`, which opens a C
     comment and hid the rest of the line); `{N / 4}` is Python's 2.0; an expression of names the

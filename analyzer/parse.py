@@ -166,6 +166,10 @@ class Function:
 
 
 _LAUNCH_APIS = frozenset(("cudaLaunchKernel", "cudaLaunchCooperativeKernel"))
+# CUDA 12's launch with attributes (a cluster's shape): `cudaLaunchKernelEx(&config, k, args...)`
+_LAUNCH_EX_APIS = frozenset(("cudaLaunchKernelEx", "cudaLaunchKernelExC"))
+# cudaLaunchConfig_t's members in declaration order (an aggregate initializer gives them so)
+_CONFIG_FIELDS = ("gridDim", "blockDim", "dynamicSmemBytes")
 
 
 @fast_init
@@ -1717,8 +1721,12 @@ class _Builder:
         syntax = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
         fn = node.child_by_field_id(FIELD.function)
         if syntax is None:
-            if fn is not None and fn.type == "identifier" and self.text(fn) in _LAUNCH_APIS:
-                self._api_launch(node)
+            if fn is not None and fn.type == "identifier":
+                called = self.text(fn)
+                if called in _LAUNCH_APIS:
+                    self._api_launch(node)
+                elif called in _LAUNCH_EX_APIS:
+                    self._api_launch_ex(node)
             return
         targs: tuple[str, ...] = ()
         if fn is not None and fn.type == "template_function":
@@ -1798,6 +1806,73 @@ class _Builder:
         self.launches.append(Launch(name.split("::")[-1], targs, self._dims(parts[1]), block,
                                     smem, l0 + 1, c0 + 1, self.text(parts[1]), self.text(parts[2]), (), partial or (),
                                     self._grid_exact(parts[1])))
+
+    def _api_launch_ex(self, node) -> None:
+        """`cudaLaunchKernelEx(&config, k<128>, args...)`: the shape is the config's, as the function
+        sets it before the call (`config.blockDim = dim3(128);`) or initializes it
+        (`cudaLaunchConfig_t config = {grid, block, smem, stream};`); a member it does not set so
+        is unknown."""
+        arg_list = node.child_by_field_id(FIELD.arguments)
+        parts = code_children(arg_list) if arg_list is not None else []
+        if len(parts) < 2:
+            return
+        cfg = parts[0]
+        while cfg is not None and cfg.type in ("pointer_expression", "parenthesized_expression"):
+            cfg = cfg.child_by_field_id(FIELD.argument) if cfg.type == "pointer_expression" else \
+                (code_children(cfg) or [None])[0]
+        fn = _launched_kernel(parts[1])
+        if cfg is None or cfg.type != "identifier" or fn is None:
+            return
+        name, targs = self._template_function(fn) if fn.type == "template_function" else (self.text(fn), ())
+        if self.launch_consts:
+            targs = tuple(self._local_value(a) for a in targs)
+        fields = self._config_fields(self.text(cfg), node)
+        grid, block = fields.get("gridDim"), fields.get("blockDim")
+        smem = fields.get("dynamicSmemBytes")
+        block_dims = self._dims(block) if block is not None else None
+        partial = self._dims(block, partial=True) if block is not None and block_dims is None else None
+        (l0, c0) = node.start_point
+        self.launches.append(Launch(
+            name.split("::")[-1], targs, self._dims(grid) if grid is not None else None, block_dims,
+            count(eval_constant(self.text(smem), self._launch_known())) if smem is not None else 0,
+            l0 + 1, c0 + 1, self.text(grid) if grid is not None else "", self.text(block) if block is not None else "",
+            (), partial or (), self._grid_exact(grid) if grid is not None else False))
+
+    def _config_fields(self, cfg: str, call) -> dict:
+        """The expressions a launch config's members take last before `call`, in the function around
+        it: `cfg.blockDim = ...;` assignments, else its declaration's initializer list."""
+        body = call
+        while body is not None and body.type != "function_definition":
+            body = body.parent
+        if body is None:
+            return {}
+        start, end = body.start_byte, call.start_byte
+        text = self.src[start:end]
+        name = re.escape(cfg.encode())
+        out: dict = {}
+        init = None
+        for m in re.finditer(rb"\b" + name + rb"\s*(?:=\s*)?\{", text):     # `cudaLaunchConfig_t cfg = {...}`
+            init = body.descendant_for_byte_range(start + m.end() - 1, start + m.end())
+        while init is not None and init.type != "initializer_list":
+            init = init.parent
+        if init is not None:
+            values = code_children(init)
+            if not any(v.type == "initializer_pair" for v in values):
+                out.update(zip(_CONFIG_FIELDS, values))
+            for v in values:      # `{.gridDim = grid, .blockDim = block}`
+                if v.type == "initializer_pair":
+                    d, value = v.child_by_field_id(FIELD.designator), v.child_by_field_id(FIELD.value)
+                    member = self.text(d).lstrip(". ") if d is not None else ""
+                    if member in _CONFIG_FIELDS and value is not None:
+                        out[member] = value
+        for m in re.finditer(rb"\b" + name + rb"\s*(?:\.|->)\s*(gridDim|blockDim|dynamicSmemBytes)\s*=(?!=)", text):
+            at = body.descendant_for_byte_range(start + m.start(), start + m.start() + 1)
+            while at is not None and at.type != "assignment_expression":
+                at = at.parent
+            right = at.child_by_field_id(FIELD.right) if at is not None else None
+            if right is not None:
+                out[m.group(1).decode()] = right
+        return out
 
     def _local_value(self, text: str) -> str:
         """A template argument as the file's scope reads it: the value where host code's local

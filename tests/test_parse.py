@@ -634,3 +634,41 @@ def test_cpp_attributes_on_statements_keep_their_meaning():
     (f,) = lint_source(src, "a.cu", rules=rules).findings
     assert (f.code, f.line, f.col) == ("GM102", 5, 3)
     assert len(preprocess(src.encode()).text) == len(src)
+
+
+def test_cuda12_launches_with_a_config_are_launch_sites():
+    """`cudaLaunchKernelEx(&config, k, args...)` (a cluster launch): the block is the config's, as
+    the host code sets it before the call or initializes it (the kernel was linted with the default
+    block beside a 128-thread launch)."""
+    src = """
+    __global__ void __cluster_dims__(2, 1, 1) scale(const float* in, float* out, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) out[i * 2] = 2.f * in[i];
+    }
+    template <int B>
+    __global__ void fill(float* out) { out[blockIdx.x * B + threadIdx.y * 64 + threadIdx.x] = 1.f; }
+    void run(const float* in, float* out, int n, cudaStream_t st) {
+        cudaLaunchConfig_t config = {0};
+        config.gridDim = dim3((n + 127) / 128);
+        config.blockDim = dim3(128);
+        config.dynamicSmemBytes = 1024;
+        config.stream = st;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 2;
+        config.attrs = attr;
+        config.numAttrs = 1;
+        cudaLaunchKernelEx(&config, scale, in, out, n);
+        cudaLaunchConfig_t c2 = {dim3(4), dim3(64, 2), 0, st, nullptr, 0};
+        cudaLaunchKernelEx(&c2, fill<128>, out);
+        cudaLaunchConfig_t c3 = {.gridDim = dim3(2), .blockDim = dim3(32, 4)};
+        cudaLaunchKernelEx(&c3, fill<64>, out);
+    }"""
+    launches = parse(src, "x.cu").launches
+    assert [(l.kernel, l.template_args, l.grid, l.block, l.smem) for l in launches] == [
+        ("scale", (), None, (128, 1, 1), 1024),
+        ("fill", ("128",), (4, 1, 1), (64, 2, 1), 0),
+        ("fill", ("64",), (2, 1, 1), (32, 4, 1), 0)]
+    k = lint_source(src, "x.cu").kernels[0]
+    assert k.block == (128, 1, 1) and k.launch_source == "the launch at line 19"
+

@@ -10,7 +10,10 @@ from . import FileContext, KernelContext, rule
       What it does
           Computes theoretical occupancy from the block size, registers per thread (ptxas with
           --ptxas, else a static estimate) and shared memory per block, with the target
-          architecture's limits (--arch, default sm_90), and names the limiting resource.
+          architecture's limits (--arch, default sm_90), and names the limiting resource. A
+          kernel whose `__launch_bounds__(threads, minBlocks)` asks for no more blocks an SM than
+          it gets is left alone: the author chose that occupancy (a warp-specialized GEMM runs one
+          block of 384 threads an SM by design).
 
       Why is this bad?
           Few resident warps leave too little independent work to hide memory latency: a
@@ -27,6 +30,9 @@ def low_occupancy(ctx: KernelContext, r):
     occ = ctx.occupancy
     if occ.occupancy >= ctx.options.min_occupancy:
         return
+    lb = ctx.kernel.launch_bounds
+    if lb is not None and lb.min_blocks and occ.blocks_per_sm >= lb.min_blocks:
+        return      # `__launch_bounds__(384, 1)`: the blocks an SM the kernel asks for, it gets
     regs = ctx.resources.registers
     how = "ptxas" if ctx.resources.measured else "estimated; run with --ptxas for the real count"
     yield ctx.finding(r, ctx.kernel.line, ctx.kernel.col,

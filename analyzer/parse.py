@@ -67,6 +67,20 @@ def code_children(node) -> list:
     return [c for c in node.named_children if c.type != "comment"]
 
 
+def _dim3_arguments(value, base: str):
+    """The arguments of a dim3 local's initializer: `dim3 b(32, 8)` (an init_declarator's
+    argument_list where the grammar does not take it for a function), `dim3 b{32, 8}`,
+    `dim3 b = {32, 8}`, `dim3 b = dim3(32, 8)`, `auto b = dim3(32, 8)`; None for another value."""
+    t = value.type
+    if base == "dim3" and t in ("argument_list", "initializer_list"):
+        return value
+    if t == "call_expression" and base in ("dim3", "auto"):
+        fn = value.child_by_field_id(FIELD.function)
+        if fn is not None and fn.type == "identifier" and fn.text == b"dim3":
+            return value.child_by_field_id(FIELD.arguments)
+    return None
+
+
 def _launched_kernel(node):
     """The kernel a launch API is given (`k`, `&k`, `(void*)k`, `(const void*)&ns::k<128, 4>`,
     `reinterpret_cast<const void*>(k<128>)`): its identifier or template_function node, or None."""
@@ -1517,9 +1531,10 @@ class _Builder:
                 inner = decl.child_by_field_id(FIELD.declarator)
                 value = decl.child_by_field_id(FIELD.value)
                 if inner is not None and inner.type == "identifier" and value is not None:
-                    if base == "dim3" and value.type == "argument_list":
-                        self.dim3_texts[self.text(inner)] = tuple(self.text(a) for a in code_children(value))
-                        dims = self._dims_from_args(value, partial=True)
+                    args = _dim3_arguments(value, base)
+                    if args is not None:
+                        self.dim3_texts[self.text(inner)] = tuple(self.text(a) for a in code_children(args))
+                        dims = self._dims_from_args(args, partial=True)
                         if dims:
                             self.dim3_vars[self.text(inner)] = dims
                     elif file_scope and ("const" in quals or "constexpr" in quals):
@@ -1729,6 +1744,8 @@ class _Builder:
                     self._api_launch_ex(node)
             return
         targs: tuple[str, ...] = ()
+        while fn is not None and fn.type == "qualified_identifier":    # `ns::k<T, 4><<<...>>>`
+            fn = fn.child_by_field_id(FIELD.name)
         if fn is not None and fn.type == "template_function":
             name, targs = self._template_function(fn)
             if self.launch_consts:    # `k<BM, BN><<<...>>>` with host code's `const int BM = 64;`

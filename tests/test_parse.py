@@ -672,3 +672,29 @@ def test_cuda12_launches_with_a_config_are_launch_sites():
     k = lint_source(src, "x.cu").kernels[0]
     assert k.block == (128, 1, 1) and k.launch_source == "the launch at line 19"
 
+
+
+@pytest.mark.parametrize("declaration", [
+    "dim3 block(32, 8);", "dim3 block{32, 8};", "dim3 block = {32, 8};", "dim3 block = dim3(32, 8);",
+    "const dim3 block = dim3(32, 8, 1);", "auto block = dim3(32, 8);"])
+def test_every_way_of_writing_a_dim3_local_gives_the_block(declaration):
+    """Only `dim3 block(32, 8);` was read: the brace and assignment forms (common in generated
+    code) left the launch's block unknown, and the kernel took the default."""
+    src = ("__global__ void k(float* o, int W) {\n"
+           "  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+           "  o[x * W + y] = 1.f;\n}\n"
+           "void f(float* o, int W) {\n  " + declaration + "\n  k<<<dim3(8, 8), block>>>(o, W);\n}\n")
+    (launch,) = parse(src).launches
+    assert launch.block == (32, 8, 1)
+    assert lint_source(src, "d.cu").kernels[0].launch_source == "the launch at line 7"
+
+
+def test_a_qualified_template_kernel_launch_names_its_kernel():
+    """`ns::k<128><<<...>>>` was a launch of a kernel named `k<128>`, so no kernel matched it: the
+    kernel took the default block and no template argument (vLLM's fp8 conversion)."""
+    src = ("namespace ns {\ntemplate <int B> __global__ void k(float* o) { o[blockIdx.x * B + threadIdx.x] = 1.f; }\n}\n"
+           "void f(float* o) {\n  ns::k<128><<<4, 128>>>(o);\n  ::ns::k<64>\n      <<<4, 64>>>(o);\n}\n")
+    assert [(l.kernel, l.template_args, l.block) for l in parse(src).launches] == [
+        ("k", ("128",), (128, 1, 1)), ("k", ("64",), (64, 1, 1))]
+    (k,) = lint_source(src, "q.cu").kernels
+    assert k.block == (128, 1, 1) and k.launch_source == "the launch at line 5"

@@ -16,7 +16,7 @@ import numpy as np
 from . import models
 from . import symbolic as S
 from .access import KernelAccesses, analyze
-from .parse import Function, Program, launch_bounds, parse
+from .parse import Function, Program, launch_bounds, launches_kernel, parse
 from .resources import CompilerUnavailable, Resources, estimate_registers, instance_key, ptxas_resources
 from .rules import DEFAULT_BLOCK_SOURCE, FileContext, Finding, KernelContext, Options, Rule, all_rules, prepare_estimates
 from .suppress import scan
@@ -198,7 +198,7 @@ def _partial_block(program: Program, kernel: Function, max_threads: int | None, 
     the shape's axes (a block of 1 x N threads is not N x 1)."""
     for site in program.launches:
         dims = site.block_dims
-        if site.kernel != kernel.name or not dims or sum(d is None for d in dims) != 1:
+        if not launches_kernel(site, kernel.name) or not dims or sum(d is None for d in dims) != 1:
             continue
         known = math.prod(d for d in dims if d is not None)
         total = max_threads or block_size
@@ -212,8 +212,8 @@ def _partial_block(program: Program, kernel: Function, max_threads: int | None, 
 
 def _sites(program: Program, kernel: Function) -> tuple:
     """The file's launch of `kernel` that gives a block, and that or else any launch of it (None: none)."""
-    site = next((l for l in program.launches if l.kernel == kernel.name and l.block is not None), None)
-    return site, site or next((l for l in program.launches if l.kernel == kernel.name), None)
+    site = next((l for l in program.launches if launches_kernel(l, kernel.name) and l.block is not None), None)
+    return site, site or next((l for l in program.launches if launches_kernel(l, kernel.name)), None)
 
 
 def _grid_guessed(program: Program, kernel: Function, spec: LaunchSpec | None) -> bool:

@@ -67,6 +67,16 @@ def code_children(node) -> list:
     return [c for c in node.named_children if c.type != "comment"]
 
 
+def launches_kernel(launch: "Launch", name: str) -> bool:
+    """Whether `launch` launches the kernel named `name`; an explicit specialization (`template <>
+    __global__ void k<float>(...)`, named so) by a launch with its template arguments
+    (`k<float><<<...>>>`)."""
+    if launch.kernel == name:
+        return True
+    return bool(launch.template_args) and name.startswith(launch.kernel + "<") and \
+        "".join(name.split()) == "".join(f"{launch.kernel}<{','.join(launch.template_args)}>".split())
+
+
 def _dim3_arguments(value, base: str):
     """The arguments of a dim3 local's initializer: `dim3 b(32, 8)` (an init_declarator's
     argument_list where the grammar does not take it for a function), `dim3 b{32, 8}`,

@@ -698,3 +698,14 @@ def test_a_qualified_template_kernel_launch_names_its_kernel():
         ("k", ("128",), (128, 1, 1)), ("k", ("64",), (64, 1, 1))]
     (k,) = lint_source(src, "q.cu").kernels
     assert k.block == (128, 1, 1) and k.launch_source == "the launch at line 5"
+
+
+def test_an_explicit_specialization_takes_its_launch():
+    """`template <> __global__ void k<float>(...)` is the kernel `k<float>` launches
+    (`k<float><<<n / 128, 128>>>`): it took the default block."""
+    src = ("template <typename T> __global__ void k(T* a, int n);\n"
+           "template <> __global__ void k<float>(float* a, int n) {\n"
+           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) a[i * 64] = 0.f;\n}\n"
+           "void f(float* a, int n) { k<float><<<(n + 127) / 128, 128>>>(a, n); }\n")
+    (k,) = lint_source(src, "s.cu").kernels
+    assert (k.name, k.block, k.launch_source) == ("k<float>", (128, 1, 1), "the launch at line 6")

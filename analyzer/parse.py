@@ -871,8 +871,12 @@ def _function_macros(src: bytes) -> dict[bytes, tuple[list[bytes], bytes, bool]]
         name = m.group(1)
         params = [p.strip() for p in m.group(2).split(b",") if p.strip()]
         body = _macro_body(m.group(3))
+        if params and params[-1] == b"...":     # variadic: the rest of the arguments as __VA_ARGS__
+            if b"##" in body:
+                continue    # `, ##__VA_ARGS__`: GNU's comma pasting
+            params[-1] = b"__VA_ARGS__"
         if any(not re.fullmatch(rb"[A-Za-z_]\w*", p_) for p_ in params):
-            continue    # variadic (`...`) or malformed
+            continue    # GNU's `name...`, or malformed
         if _STATEMENT_START.match(body):
             entry = (params, body, True)
         elif len(body) <= _MACRO_BODY_MAX and not _NOT_EXPRESSION.search(body) and _matching_parens(body):
@@ -1028,6 +1032,9 @@ def _expansion(src: bytes, m: re.Match, macros: dict, active: tuple, depth: int)
         inside = _macro_body(inside).replace(b"\n", b" ")
     params, body, _ = macros[m.group(1)]
     args = _split_args(inside)
+    if params and params[-1] == b"__VA_ARGS__" and len(args) >= len(params) - 1:
+        fixed = len(params) - 1
+        args = args[:fixed] + [b", ".join(args[fixed:])]
     if len(args) != len(params):
         return None
     text = _substitute(body, params, args)

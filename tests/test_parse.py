@@ -709,3 +709,16 @@ def test_an_explicit_specialization_takes_its_launch():
            "void f(float* a, int n) { k<float><<<(n + 127) / 128, 128>>>(a, n); }\n")
     (k,) = lint_source(src, "s.cu").kernels
     assert (k.name, k.block, k.launch_source) == ("k<float>", (128, 1, 1), "the launch at line 6")
+
+
+def test_variadic_macros_are_expanded():
+    """`#define LAUNCH(k, n, ...) k<<<(n + 63) / 64, 64>>>(__VA_ARGS__)` and an index macro with
+    `...`: variadic macros were left unexpanded (the launch unseen: the default block)."""
+    src = ("#define LAUNCH(kern, n, ...) kern<<<((n) + 63) / 64, 64>>>(__VA_ARGS__)\n"
+           "#define AT(p, ...) (p)[__VA_ARGS__]\n"
+           "__global__ void k(float* o, int n) {\n"
+           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) AT(o, i * 32) = 0.f;\n}\n"
+           "void go(float* o, int n) {\n  LAUNCH(k, n, o, n);\n}\n")
+    (k,) = lint_source(src, "v.cu").kernels
+    assert (k.block, k.launch_source) == ((64, 1, 1), "the launch at line 8")
+    assert k.global_store_sectors_per_request == 32.0

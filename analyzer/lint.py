@@ -198,7 +198,7 @@ def _partial_block(program: Program, kernel: Function, max_threads: int | None, 
     the shape's axes (a block of 1 x N threads is not N x 1)."""
     for site in program.launches:
         dims = site.block_dims
-        if not launches_kernel(site, kernel.name) or not dims or sum(d is None for d in dims) != 1:
+        if not dims or sum(d is None for d in dims) != 1 or not launches_kernel(site, kernel.name):
             continue
         known = math.prod(d for d in dims if d is not None)
         total = max_threads or block_size
@@ -212,8 +212,11 @@ def _partial_block(program: Program, kernel: Function, max_threads: int | None, 
 
 def _sites(program: Program, kernel: Function) -> tuple:
     """The file's launch of `kernel` that gives a block, and that or else any launch of it (None: none)."""
-    site = next((l for l in program.launches if launches_kernel(l, kernel.name) and l.block is not None), None)
-    return site, site or next((l for l in program.launches if launches_kernel(l, kernel.name)), None)
+    name = kernel.name
+    # the name compared first: launches_kernel is for a specialization's `k<float>`, and a call
+    mine = [l for l in program.launches if l.kernel == name or ("<" in name and launches_kernel(l, name))]
+    site = next((l for l in mine if l.block is not None), None)
+    return site, site or (mine[0] if mine else None)
 
 
 def _grid_guessed(program: Program, kernel: Function, spec: LaunchSpec | None) -> bool:

@@ -154,7 +154,8 @@ def missing_guard(ctx: KernelContext, r):
                                            "uint32_t", "int32_t", "uint64_t")
                for p in ctx.kernel.params):
         return
-    launches = [l for l in ctx.program.launches if launches_kernel(l, ctx.kernel.name)]
+    name = ctx.kernel.name
+    launches = [l for l in ctx.program.launches if l.kernel == name or ("<" in name and launches_kernel(l, name))]
     if launches and all(l.grid_exact for l in launches):
         return      # every launch's grid rounds down (`n / 256`): no block overhangs the data
     unguarded: dict[int, object] = {}     # line -> its first unchecked access

@@ -64,11 +64,19 @@ def test_arguments_are_substituted_at_once_and_nested_macros_expand():
     "#define BLOCK(x) { x; }",
     "#define NAME(x) #x",
     "#define CAT(a, b) a##b",
-    "#define LOG(fmt, ...) printf(fmt, __VA_ARGS__)",
+    "#define LOG(fmt, ...) printf(fmt, ##__VA_ARGS__)",     # GNU's comma pasting
+    "#define GNU(args...) f(args)",                          # GNU's named variadic parameter
     "#define UNBALANCED(x) ((x)",
 ])
 def test_macros_that_are_no_expression_are_left_alone(define):
     assert _function_macros((define + "\n").encode()) == {}
+
+
+def test_variadic_macros_take_the_rest_of_the_arguments():
+    src = b"#define LOG(fmt, ...) printf(fmt, __VA_ARGS__)\n#define AT(p, ...) (p)[__VA_ARGS__]\nLOG(\"%d %d\", a, b); y = AT(x, i * 32);\n"
+    assert _function_macros(src)[b"LOG"] == ([b"fmt", b"__VA_ARGS__"], b"printf(fmt, __VA_ARGS__)", False)
+    text, _ = _expand_macros(src)
+    assert text.splitlines()[2] == b'printf("%d %d", a, b); y = (x)[i * 32];'
 
 
 def test_a_macro_defined_twice_differently_is_left_alone():

@@ -575,18 +575,24 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
         for k in kernels:
             base, targs = split_name_expression(k)
             wanted[base] = (k, targs)
+            if targs:       # or an explicit specialization's own name, `k<float>`
+                wanted["".join(k.split())] = (k, [])
+        special = {"".join(kn.name.split()) for kn in program.kernels if "<" in kn.name}
+        for base in [b for b, (full, targs) in wanted.items() if targs and "".join(full.split()) in special]:
+            del wanted[base]    # what `k<float>` runs is the specialization, not the primary template
     noted, note_problems = _launch_notes(program) if annotations else ({}, [])
     lower = _configured(configured, noted)
     res_cache: dict = {}
     contexts: list[KernelContext] = []
     guessed_grid: list[bool] = []     # per context: resolve_launch guessed its grid
     for kernel in program.kernels:
-        if wanted is not None and kernel.name not in wanted:
+        name = "".join(kernel.name.split()) if "<" in kernel.name else kernel.name
+        if wanted is not None and name not in wanted:
             continue
         spec = launches.get(kernel.name, default_launch)
         expr_targs: list[str] = []
         if wanted is not None:
-            full, expr_targs = wanted[kernel.name]
+            full, expr_targs = wanted[name]
             spec = launches.get(full, spec)
         below, below_targs = lower.get(kernel.name, (None, ()))
         spec = spec.over(below) if spec is not None else below

@@ -135,6 +135,18 @@ def _log1(x: float) -> float:
     return math.log10(1.0 + max(0.0, x))
 
 
+def context_of(lint: FileResult, kernel: str):
+    """The lint's context of the kernel a name expression names: `k<float>` is an explicit
+    specialization of that name where the file has one, else the template `k`; None if neither."""
+    base, _ = split_name_expression(kernel)
+    if "<" in kernel:
+        full = "".join(kernel.split())
+        ctx = next((c for c in lint.contexts if "".join(c.kernel.name.split()) == full), None)
+        if ctx is not None:
+            return ctx
+    return next((c for c in lint.contexts if c.kernel.name == base), None)
+
+
 def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int = 0,
             args: Mapping[str, int | float] | None = None, problem: Problem | None = None, arch: str = "sm_90",
             ptxas: bool = False, resources: Mapping[str, float] | None = None, path: str = "<candidate>",
@@ -152,9 +164,9 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
         # annotations=False: the launch is the task's, whatever a candidate's comments say of it
         lint = lint_source(source, path, settings=settings, kernels=[kernel],
                            launches={kernel: LaunchSpec(tuple(block), tuple(grid), smem, args)}, annotations=False)
-    base, _ = split_name_expression(kernel)
-    ctx = next((c for c in lint.contexts if c.kernel.name == base), None)
-    summ = next((k for k in lint.kernels if k.name == base), None)
+    ctx = context_of(lint, kernel)
+    summ = next((k for k in lint.kernels if k.name == ctx.kernel.name and k.line == ctx.kernel.line), None) \
+        if ctx is not None else None
     if ctx is None or summ is None:
         raise FeatureError(f"kernel {kernel!r} not found in the source (or it did not parse)")
     a = models.arch(arch)
@@ -339,7 +351,7 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     # ---- findings
     counts: dict[str, int] = {}
     for f in lint.findings:
-        if f.kernel == base:
+        if f.kernel == ctx.kernel.name:
             counts[f.code] = counts.get(f.code, 0) + 1
     for code in FINDING_CODES:
         v[f"n_{code}"] = counts.get(code, 0)

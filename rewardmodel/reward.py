@@ -265,11 +265,8 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
            baseline_ms: float | None = None, config: RewardConfig | None = None, path: str = "<candidate>",
            measurement: Measurement | None = None):
     """(Breakdown, Features or None, prediction dict or None) for one candidate launch."""
-    from analyzer.lint import split_name_expression
-
     config = config or _DEFAULT_CONFIG
     gates: dict[str, Gate] = {}
-    base, _ = split_name_expression(kernel)
     try:
         feat = F.extract(source, kernel, grid=tuple(grid), block=tuple(block), smem=smem, args=args, problem=problem,
                          arch=arch, ptxas=ptxas, path=path)
@@ -277,7 +274,8 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
         gates["launch" if isinstance(exc, F.LaunchError) else "parse"] = Gate(False, str(exc))
         return Breakdown(config.fail_reward, gates), None, None
     lint = feat.lint
-    ctx = next(c for c in lint.contexts if c.kernel.name == base)
+    ctx = F.context_of(lint, kernel)
+    base = ctx.kernel.name      # the template's name, or an explicit specialization's (`k<float>`)
     parse_errors = len(ctx.program.errors)
     gates["parse"] = Gate(True, f"{parse_errors} unparsed region(s) skipped" if parse_errors else "")
     if config.compile:

@@ -722,3 +722,20 @@ def test_variadic_macros_are_expanded():
     (k,) = lint_source(src, "v.cu").kernels
     assert (k.block, k.launch_source) == ((64, 1, 1), "the launch at line 8")
     assert k.global_store_sectors_per_request == 32.0
+
+
+def test_a_name_expression_picks_an_explicit_specialization():
+    """`--kernel k<float>` (the reward's and predict's kernel name) is the specialization where the
+    file has one (it was not found at all), `k<int>` the template."""
+    from rewardmodel.features import extract
+
+    src = ("template <typename T> __global__ void k(T* a, int n) {\n"
+           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) a[i] = 0;\n}\n"
+           "template <> __global__ void k<float>(float* a, int n) {\n"
+           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) a[i * 64] = 0.f;\n}\n")
+    (k,) = lint_source(src, "s.cu", kernels=["k<float>"]).kernels
+    assert k.name == "k<float>" and k.global_store_sectors_per_request == 32.0
+    (k,) = lint_source(src, "s.cu", kernels=["k<int>"]).kernels
+    assert k.name == "k" and k.global_store_sectors_per_request == 4.0
+    feat = extract(src, "k<float>", grid=(32, 1, 1), block=(128, 1, 1), args={"n": 4096})
+    assert feat.values["n_GM102"] == 1

@@ -16,7 +16,7 @@ import numpy as np
 from . import models
 from . import symbolic as S
 from .access import KernelAccesses, analyze
-from .parse import Function, Program, launch_bounds, launches_kernel, parse
+from .parse import Function, Program, compact_name, launch_bounds, parse
 from .resources import CompilerUnavailable, Resources, estimate_registers, instance_key, ptxas_resources
 from .rules import DEFAULT_BLOCK_SOURCE, FileContext, Finding, KernelContext, Options, Rule, all_rules, prepare_estimates
 from .suppress import scan
@@ -196,9 +196,9 @@ def _partial_block(program: Program, kernel: Function, max_threads: int | None, 
     decides (`dim3 block(1, BLOCK_SIZE, 1)`, BLOCK_SIZE from a header): that dimension takes
     what makes the block `__launch_bounds__`'s size or else the default block size, which keeps
     the shape's axes (a block of 1 x N threads is not N x 1)."""
-    for site in program.launches:
+    for site in program.launches_of(kernel.name):
         dims = site.block_dims
-        if not dims or sum(d is None for d in dims) != 1 or not launches_kernel(site, kernel.name):
+        if not dims or sum(d is None for d in dims) != 1:
             continue
         known = math.prod(d for d in dims if d is not None)
         total = max_threads or block_size
@@ -212,9 +212,7 @@ def _partial_block(program: Program, kernel: Function, max_threads: int | None, 
 
 def _sites(program: Program, kernel: Function) -> tuple:
     """The file's launch of `kernel` that gives a block, and that or else any launch of it (None: none)."""
-    name = kernel.name
-    # the name compared first: launches_kernel is for a specialization's `k<float>`, and a call
-    mine = [l for l in program.launches if l.kernel == name or ("<" in name and launches_kernel(l, name))]
+    mine = program.launches_of(kernel.name)
     site = next((l for l in mine if l.block is not None), None)
     return site, site or (mine[0] if mine else None)
 
@@ -576,9 +574,9 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
             base, targs = split_name_expression(k)
             wanted[base] = (k, targs)
             if targs:       # or an explicit specialization's own name, `k<float>`
-                wanted["".join(k.split())] = (k, [])
-        special = {"".join(kn.name.split()) for kn in program.kernels if "<" in kn.name}
-        for base in [b for b, (full, targs) in wanted.items() if targs and "".join(full.split()) in special]:
+                wanted[compact_name(k)] = (k, [])
+        special = {compact_name(kn.name) for kn in program.kernels if "<" in kn.name}
+        for base in [b for b, (full, targs) in wanted.items() if targs and compact_name(full) in special]:
             del wanted[base]    # what `k<float>` runs is the specialization, not the primary template
     noted, note_problems = _launch_notes(program) if annotations else ({}, [])
     lower = _configured(configured, noted)
@@ -586,7 +584,7 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
     contexts: list[KernelContext] = []
     guessed_grid: list[bool] = []     # per context: resolve_launch guessed its grid
     for kernel in program.kernels:
-        name = "".join(kernel.name.split()) if "<" in kernel.name else kernel.name
+        name = compact_name(kernel.name) if "<" in kernel.name else kernel.name
         if wanted is not None and name not in wanted:
             continue
         spec = launches.get(kernel.name, default_launch)

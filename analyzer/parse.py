@@ -67,14 +67,10 @@ def code_children(node) -> list:
     return [c for c in node.named_children if c.type != "comment"]
 
 
-def launches_kernel(launch: "Launch", name: str) -> bool:
-    """Whether `launch` launches the kernel named `name`; an explicit specialization (`template <>
-    __global__ void k<float>(...)`, named so) by a launch with its template arguments
-    (`k<float><<<...>>>`)."""
-    if launch.kernel == name:
-        return True
-    return bool(launch.template_args) and name.startswith(launch.kernel + "<") and \
-        "".join(name.split()) == "".join(f"{launch.kernel}<{','.join(launch.template_args)}>".split())
+def compact_name(name: str) -> str:
+    """A name expression without its spaces (`k<float, 4>` -> `k<float,4>`): how an explicit
+    specialization's name (`template <> __global__ void k<float, 4>(...)`) is compared."""
+    return "".join(name.split())
 
 
 def _dim3_arguments(value, base: str):
@@ -324,6 +320,15 @@ class Program:
     def function(self, name: str) -> Function | None:
         return next((f for f in self.functions if f.name == name), None)
 
+    def launches_of(self, name: str) -> list[Launch]:
+        """The launches of the kernel named `name`; of an explicit specialization (named `k<float>`),
+        those with its template arguments (`k<float><<<...>>>`)."""
+        if "<" not in name:
+            return [l for l in self.launches if l.kernel == name]
+        full = compact_name(name)
+        return [l for l in self.launches if l.kernel == name or (
+            l.template_args and compact_name(f"{l.kernel}<{','.join(l.template_args)}>") == full)]
+
     def text(self, node) -> str:
         s = self._ascii
         if s is not None:
@@ -501,8 +506,6 @@ def preprocess(src: bytes) -> Preprocessed:
     for start, end in tables:
         buf[start:end] = src[start:end].translate(_TO_SPACE)
     emptied = _blank_attributes(src, buf)
-    for m in (_STD_ATTRIBUTE.finditer(src) if b"[[" in src else ()):
-        _blank(buf, m.start(), m.end())
     if b"LAUNCH_BOUNDS" in src:
         _launch_bounds_macros(src, buf)
     if b"__launch_bounds__" in buf:
@@ -557,8 +560,8 @@ def preprocess(src: bytes) -> Preprocessed:
 
 
 def _blank_attributes(src: bytes, buf: bytearray) -> set[bytes]:
-    """Blank the attributes of `_BLANK_CALLS` (with their arguments) and `_BLANK_WORDS` in buf (a
-    copy of src); the names of the `#define`s whose bodies that left empty."""
+    """Blank the attributes of `_BLANK_CALLS` (with their arguments), `_BLANK_WORDS` and C++'s
+    `[[...]]` in buf (a copy of src); the names of the `#define`s whose bodies that left empty."""
     emptied: set[bytes] = set()
     # cheap substring tests first: most files have none of these, and the regexes cost more
     for m in (_BLANK_CALLS.finditer(src) if b"__align__" in src or b"__maxnreg__" in src or b"_Pragma" in src
@@ -571,6 +574,8 @@ def _blank_attributes(src: bytes, buf: bytearray) -> set[bytes]:
     for m in (_BLANK_WORDS.finditer(src) if b"__no_cluster__" in src else ()):
         _blank(buf, m.start(), m.end())
         _end_define(src, buf, m.start(), m.end(), emptied)
+    for m in (_STD_ATTRIBUTE.finditer(src) if b"[[" in src else ()):
+        _blank(buf, m.start(), m.end())
     return emptied
 
 
@@ -1833,13 +1838,19 @@ class _Builder:
         name, targs = self._template_function(fn) if fn.type == "template_function" else (self.text(fn), ())
         if self.launch_consts:
             targs = tuple(self._local_value(a) for a in targs)
-        smem = count(eval_constant(self.text(parts[4]), self._launch_known())) if len(parts) > 4 else 0
+        self._api_site(node, name, targs, parts[1], parts[2], parts[4] if len(parts) > 4 else None)
+
+    def _api_site(self, node, name: str, targs: tuple[str, ...], grid, block, smem) -> None:
+        """A launch API call's site, from its grid, block and dynamic shared memory expressions (None:
+        not given, so unknown; no shared memory)."""
+        block_dims = self._dims(block) if block is not None else None
+        partial = self._dims(block, partial=True) if block is not None and block_dims is None else None
         (l0, c0) = node.start_point
-        block = self._dims(parts[2])
-        partial = self._dims(parts[2], partial=True) if block is None else None
-        self.launches.append(Launch(name.split("::")[-1], targs, self._dims(parts[1]), block,
-                                    smem, l0 + 1, c0 + 1, self.text(parts[1]), self.text(parts[2]), (), partial or (),
-                                    self._grid_exact(parts[1])))
+        self.launches.append(Launch(
+            name.split("::")[-1], targs, self._dims(grid) if grid is not None else None, block_dims,
+            count(eval_constant(self.text(smem), self._launch_known())) if smem is not None else 0,
+            l0 + 1, c0 + 1, self.text(grid) if grid is not None else "", self.text(block) if block is not None else "",
+            (), partial or (), self._grid_exact(grid) if grid is not None else False))
 
     def _api_launch_ex(self, node) -> None:
         """`cudaLaunchKernelEx(&config, k<128>, args...)`: the shape is the config's, as the function
@@ -1861,16 +1872,7 @@ class _Builder:
         if self.launch_consts:
             targs = tuple(self._local_value(a) for a in targs)
         fields = self._config_fields(self.text(cfg), node)
-        grid, block = fields.get("gridDim"), fields.get("blockDim")
-        smem = fields.get("dynamicSmemBytes")
-        block_dims = self._dims(block) if block is not None else None
-        partial = self._dims(block, partial=True) if block is not None and block_dims is None else None
-        (l0, c0) = node.start_point
-        self.launches.append(Launch(
-            name.split("::")[-1], targs, self._dims(grid) if grid is not None else None, block_dims,
-            count(eval_constant(self.text(smem), self._launch_known())) if smem is not None else 0,
-            l0 + 1, c0 + 1, self.text(grid) if grid is not None else "", self.text(block) if block is not None else "",
-            (), partial or (), self._grid_exact(grid) if grid is not None else False))
+        self._api_site(node, name, targs, fields.get("gridDim"), fields.get("blockDim"), fields.get("dynamicSmemBytes"))
 
     def _config_fields(self, cfg: str, call) -> dict:
         """The expressions a launch config's members take last before `call`, in the function around

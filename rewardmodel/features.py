@@ -20,6 +20,7 @@ import numpy as np
 from analyzer import models
 from analyzer import symbolic as S
 from analyzer.lint import FileResult, LaunchSpec, LintSettings, lint_source, split_name_expression
+from analyzer.parse import compact_name
 from analyzer.resources import REGISTER_FEATURES, register_features
 
 SCHEMA_VERSION = 7
@@ -140,8 +141,8 @@ def context_of(lint: FileResult, kernel: str):
     specialization of that name where the file has one, else the template `k`; None if neither."""
     base, _ = split_name_expression(kernel)
     if "<" in kernel:
-        full = "".join(kernel.split())
-        ctx = next((c for c in lint.contexts if "".join(c.kernel.name.split()) == full), None)
+        full = compact_name(kernel)
+        ctx = next((c for c in lint.contexts if compact_name(c.kernel.name) == full), None)
         if ctx is not None:
             return ctx
     return next((c for c in lint.contexts if c.kernel.name == base), None)

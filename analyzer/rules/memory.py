@@ -5,7 +5,6 @@ import math
 
 from .. import models
 from .. import symbolic as S
-from ..parse import launches_kernel
 from . import KernelContext, assumed_text, rule
 
 
@@ -154,8 +153,7 @@ def missing_guard(ctx: KernelContext, r):
                                            "uint32_t", "int32_t", "uint64_t")
                for p in ctx.kernel.params):
         return
-    name = ctx.kernel.name
-    launches = [l for l in ctx.program.launches if l.kernel == name or ("<" in name and launches_kernel(l, name))]
+    launches = ctx.program.launches_of(ctx.kernel.name)
     if launches and all(l.grid_exact for l in launches):
         return      # every launch's grid rounds down (`n / 256`): no block overhangs the data
     unguarded: dict[int, object] = {}     # line -> its first unchecked access

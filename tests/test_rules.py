@@ -55,6 +55,64 @@ def test_register_spills_with_ptxas(tmp_path, monkeypatch):
     assert spill.estimate["spill_stores"] > 0
 
 
+_NO_BLOCK_FITS = """
+template <int THREADS, int ITEMS>
+__global__ void scan_rows(const float* x, float* out, int cols) {
+  float vals[ITEMS];
+  float run = 0.0f;
+  const float* row = x + blockIdx.x * cols;
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) { run += row[threadIdx.x * ITEMS + i]; vals[i] = run * run; }
+  __shared__ float sums[THREADS];
+  sums[threadIdx.x] = run;
+  __syncthreads();
+  float base = threadIdx.x ? sums[threadIdx.x - 1] : 0.0f;
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) out[blockIdx.x * cols + threadIdx.x * ITEMS + i] = vals[i] + base + sums[i];
+}
+
+__global__ void huge_stage(const float* in, float* out) {
+  extern __shared__ float stage[];
+  stage[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = stage[255 - threadIdx.x];
+}
+
+void run(const float* x, float* out, int rows, int cols) {
+  scan_rows<1024, 64><<<rows, 1024>>>(x, out, cols);
+  huge_stage<<<rows, 256, 240 * 1024>>>(x, out);
+}
+"""
+
+
+def test_a_launch_no_block_of_which_fits_is_reported_as_failing():
+    res = lint_source(_NO_BLOCK_FITS, "t.cu", rules=select(RULES, ["OC601"], []))
+    by_line = {f.line: f.message for f in res.findings}
+    # 240 KB of dynamic shared memory: more than the 227 KB a block may have on sm_90
+    assert "no block of this launch fits on an SM (245,760 B of shared memory a block" in by_line[17]
+    assert "the launch fails with 'too many resources requested for launch'" in by_line[17]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc for ptxas figures")
+def test_a_launch_of_too_many_registers_is_reported_as_failing(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDAPERF_CACHE", str(tmp_path))
+    res = lint_source(_NO_BLOCK_FITS, "t.cu", rules=select(RULES, ["OC601"], []),
+                      settings=LintSettings(ptxas=True, ptxas_backend="nvcc"))
+    f = next(f for f in res.findings if f.line == 3)
+    regs = f.estimate["registers"]
+    assert f.estimate["registers_source"] != "estimate" and regs > 64, res.notes    # ptxas: 64 floats live a thread
+    assert f"1024 threads of {regs} registers (ptxas) take" in f.message
+    assert "the launch fails with 'too many resources requested for launch'; cap them with " \
+           "__launch_bounds__(1024)" in f.message
+
+
+def test_block_shape_messages():
+    text, res = findings("OC603")
+    by_line = {f.line: f.message for f in res.findings}
+    assert by_line[10] == "block 100 has 100 threads, not a multiple of 32: the last warp runs 4/32 full"
+    assert by_line[15] == "block 1 is 1 thread: each block runs one lane of a warp (1/32 full)"
+
+
 def test_spills_silent_without_ptxas():
     _, res = findings("OC602", ptxas=False)
     assert not [f for f in res.findings if f.code == "OC602"]

@@ -17,7 +17,9 @@ from . import FileContext, KernelContext, rule
 
       Why is this bad?
           Few resident warps leave too little independent work to hide memory latency: a
-          memory-bound kernel at 12% occupancy rarely reaches full bandwidth.
+          memory-bound kernel at 12% occupancy rarely reaches full bandwidth. Where no block fits
+          at all (1024 threads of 80 registers need 81,920 of an SM's 65,536) the launch fails
+          with "too many resources requested for launch", and the finding says so.
 
       Example
           __global__ void k(...) { __shared__ float big[12288]; ... }   // 48 KB: few blocks per SM
@@ -35,10 +37,31 @@ def low_occupancy(ctx: KernelContext, r):
         return      # `__launch_bounds__(384, 1)`: the blocks an SM the kernel asks for, it gets
     regs = ctx.resources.registers
     how = "ptxas" if ctx.resources.measured else "estimated; run with --ptxas for the real count"
-    yield ctx.finding(r, ctx.kernel.line, ctx.kernel.col,
-                      f"theoretical occupancy {occ.occupancy:.0%} ({occ.warps_per_sm} of {ctx.arch.max_warps_per_sm} warps "
-                      f"on {ctx.arch.name}), limited by {occ.limiter}: block {ctx.launch.threads} threads, "
-                      f"{regs} registers/thread ({how}), {ctx.static_shared_bytes + ctx.launch_smem} B shared/block",
+    smem = ctx.static_shared_bytes + ctx.launch_smem
+    threads = ctx.launch.threads
+    if occ.blocks_per_sm == 0 and occ.limiter in ("registers", "shared memory") and threads > 0:
+        # no block fits at all: the launch itself fails, which is the news, not the occupancy
+        fails = "fails" if ctx.resources.measured or occ.limiter == "shared memory" else "would fail"
+        a = ctx.arch
+        if occ.limiter == "registers" and regs > a.max_regs_per_thread:
+            need = f"{regs} registers a thread ({how}), more than the {a.max_regs_per_thread} a thread can have"
+            fix = "use fewer live values"
+        elif occ.limiter == "registers":
+            # registers are allocated a warp at a time, in units of reg_alloc_unit
+            per_warp = -(-regs * 32 // a.reg_alloc_unit) * a.reg_alloc_unit
+            need = f"{threads} threads of {regs} registers ({how}) take {per_warp * -(-threads // 32):,} " \
+                   f"registers a block, the SM has {a.regs_per_sm:,}"
+            fix = f"cap them with __launch_bounds__({threads}) or launch smaller blocks"
+        else:
+            need = f"{smem:,} B of shared memory a block, {a.name} gives a block at most {a.max_smem_per_block:,} B"
+            fix = "use smaller tiles"
+        message = (f"no block of this launch fits on an SM ({need}): the launch {fails} with "
+                   f"'too many resources requested for launch'; {fix}")
+    else:
+        message = (f"theoretical occupancy {occ.occupancy:.0%} ({occ.warps_per_sm} of {ctx.arch.max_warps_per_sm} "
+                   f"warps on {ctx.arch.name}), limited by {occ.limiter}: block {threads} threads, "
+                   f"{regs} registers/thread ({how}), {smem} B shared/block")
+    yield ctx.finding(r, ctx.kernel.line, ctx.kernel.col, message,
                       occupancy=round(occ.occupancy, 4), limiter=occ.limiter, registers=regs,
                       registers_source=ctx.resources.source)
 
@@ -97,6 +120,8 @@ def block_shape(ctx: FileContext, r):
             continue    # `<<<1, 1>>>`: one thread in all, a serial kernel (set-up, bookkeeping): nothing to fill
         if threads > 1024:
             msg = f"block {launch.block_text} has {threads} threads: launches fail above 1024"
+        elif threads == 1:
+            msg = f"block {launch.block_text} is 1 thread: each block runs one lane of a warp (1/32 full)"
         elif threads % 32:
             msg = f"block {launch.block_text} has {threads} threads, not a multiple of 32: the last warp runs {threads % 32}/32 full"
         else:

@@ -159,7 +159,7 @@ def lint_file(job: FileJob) -> FileOutcome:
 
 def _lint_file(job: FileJob) -> FileOutcome:
     from .lint import FileResult, lint_source
-    from .pyextract import extract_with_skipped
+    from .pyextract import extract_module
 
     path = job.path
     text, err = read(path, job.max_bytes)
@@ -176,15 +176,19 @@ def _lint_file(job: FileJob) -> FileOutcome:
                 if not any(c.startswith(p.upper()) for p in extra_ignores)}
     if path.suffix == ".py":
         try:
-            embedded, skipped = extract_with_skipped(text)
+            found = extract_module(text)
         except SyntaxError as exc:
             return FileOutcome(error=InputError(display, f"Python does not parse: {exc.msg} (line {exc.lineno})"))
+        embedded, skipped = found.embedded, found.skipped
         merged = FileResult(display)
+        merged.notes.extend(f"{display}:{line}: note: {text}" if line else f"{display}: note: {text}"
+                            for line, text in found.notes)
         merged.notes.extend(f"{display}:{line}: note: {call}(...) takes CUDA this file does not spell out "
                             f"(read from a file, built by a call, bound elsewhere): not linted" for line, call in skipped)
         if not embedded and not skipped and job.named:
             merged.notes.append(f"{display}: note: no CUDA found (strings passed to load_inline, RawKernel, "
-                                f"RawModule, ElementwiseKernel, ReductionKernel)")
+                                f"RawModule, SourceModule, ElementwiseKernel, ReductionKernel, or any holding "
+                                f"a __global__ kernel)")
         for emb in embedded:
             sub = lint_source(emb.source, display, settings=job.settings, rules=per_file,
                               default_launch=job.default_launch, configured=job.configured)

@@ -1,19 +1,32 @@
-"""CUDA carried inside Python: `load_inline(cuda_sources=...)`, CuPy `RawKernel`/`RawModule`.
+"""CUDA carried inside Python: `load_inline(cuda_sources=...)`, CuPy `RawKernel`/`RawModule`,
+PyCUDA `SourceModule`.
 
 RL pipelines and KernelBench-style solutions pass CUDA as strings. This finds
 those strings with the standard `ast` module (literals, and names bound to
 literals in the same module) and says where each one starts in the .py file,
-so findings can be reported at Python positions.
+so findings can be reported at Python positions. `extract_module` goes further, for
+what people actually save as .py: any other string literal holding a `__global__`
+kernel (written to a file for `load`, passed through a wrapper), a model's reply
+with the code in markdown fences, and Python that does not parse (Python 2, a
+half-written solution), whose string literals are still found by the tokenizer.
 """
 from __future__ import annotations
 
 import ast
+import io
 import re
-from dataclasses import dataclass
+import tokenize
+from dataclasses import dataclass, field, replace
 
 _CUDA_KEYWORDS = {"cuda_sources": "load_inline", "code": "RawKernel/RawModule"}
 _LINE_REF = re.compile(r"\b(line|lines)\s+(\d+)\b")
-_CALLS = {"load_inline", "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel"}
+_CALLS = {"load_inline", "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel", "SourceModule",
+          "DynamicSourceModule"}
+# calls whose first positional argument is the CUDA source (CuPy's raw kernels, PyCUDA's modules)
+_SOURCE_FIRST = {"RawKernel", "RawModule", "SourceModule", "DynamicSourceModule"}
+# load_inline's other source arguments: C++ (or, for ROCm builds, HIP) that may hold kernels too
+_OTHER_SOURCES = {"cpp_sources", "sources"}
+_KERNEL = "__global__"
 
 
 @dataclass(frozen=True)
@@ -47,18 +60,22 @@ class Embedded:
 def _string_start(src_lines: list[str], node: ast.AST, segment: str) -> tuple[int, int, bool]:
     """Where the string's content begins (after the prefix and opening quotes)."""
     line = src_lines[node.lineno - 1]
-    i = node.col_offset
     # col_offset is in UTF-8 bytes; convert to characters
-    i = len(line.encode("utf-8")[:i].decode("utf-8", "replace"))
+    i = len(line.encode("utf-8")[:node.col_offset].decode("utf-8", "replace"))
+    col, raw = _content_column(line, i)
+    # escapes (`\\n` written out) or implicit concatenation shift positions after them
+    exact = (raw or "\\" not in segment) and isinstance(node, ast.Constant) and node.value in segment
+    return node.lineno, col, exact
+
+
+def _content_column(line: str, i: int) -> tuple[int, bool]:
+    """The 1-based column where a string literal starting at character `i` of `line` has its first
+    character of content, and whether it is a raw string."""
     j = i
     while j < len(line) and line[j] in "rRbBuUfF":
         j += 1
     quote = line[j:j + 3] if line[j:j + 3] in ('"""', "'''") else line[j:j + 1]
-    raw = "r" in line[i:j].lower()
-    segment_start = j + len(quote)
-    # escapes (`\\n` written out) or implicit concatenation shift positions after them
-    exact = (raw or "\\" not in segment) and isinstance(node, ast.Constant) and node.value in segment
-    return node.lineno, segment_start + 1, exact
+    return j + len(quote) + 1, "r" in line[i:j].lower()
 
 
 def _literal_strings(node: ast.AST, names: dict[str, ast.AST]) -> list[ast.AST]:
@@ -163,7 +180,7 @@ def _call_name(func: ast.AST) -> str:
 
 
 def extract(python_source: str) -> list[Embedded]:
-    """Every CUDA string passed to load_inline / CuPy kernels in a Python module.
+    """Every CUDA string passed to load_inline / CuPy kernels / PyCUDA modules in a Python module.
 
     Raises SyntaxError for Python that does not parse.
     """
@@ -174,6 +191,61 @@ def extract_with_skipped(python_source: str) -> tuple[list[Embedded], list[tuple
     """`extract`, and the calls whose CUDA the module does not spell out (read from a file, built
     by a function, bound elsewhere): (line, call name) each, for a note that they were not linted."""
     tree = ast.parse(python_source)
+    out, skipped, _ = _from_calls(tree, python_source)
+    return out, skipped
+
+
+@dataclass
+class Extraction:
+    """What `extract_module` found: the CUDA texts, the calls whose CUDA the module does not spell
+    out, and notes of how the texts were found where that was not the calls (line, text)."""
+    embedded: list[Embedded] = field(default_factory=list)
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    notes: list[tuple[int, str]] = field(default_factory=list)
+
+
+def extract_module(text: str) -> Extraction:
+    """The CUDA of a .py file as people save it: the strings `extract` finds, and any other string
+    literal holding a `__global__` kernel; the code blocks of a model's reply in markdown fences
+    (```python blocks read as Python, ```cuda / ```cpp blocks as CUDA); for Python that does not
+    parse, its string literals found by the tokenizer. Raises SyntaxError where Python does not
+    parse and nothing holding a kernel is found either way."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        return _unparsed(text, exc)
+    out, skipped, seen = _from_calls(tree, text)
+    lines = text.splitlines()
+    loose = []
+    seen |= _bare_strings(tree)
+    # an f-string's pieces are parts of its text, not strings of their own
+    seen |= {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)
+             for part in ast.walk(node) if part is not node}
+    numbers = None
+    for node in ast.walk(tree):
+        if id(node) in seen or not _holds_kernel(node):
+            continue
+        origin = f"a string holding {_KERNEL} at line {node.lineno}"
+        line, col, exact = _string_start(lines, node, ast.get_source_segment(text, node) or "")
+        if isinstance(node, ast.JoinedStr):
+            numbers = _bound_numbers(tree) if numbers is None else numbers
+            loose.append(Embedded(_render(node, numbers), line, col, False, origin))
+        else:
+            loose.append(Embedded(node.value, line, col, exact, origin))
+    out = sorted(out + loose, key=lambda e: (e.line, e.col))
+    # a call's CUDA built elsewhere is most likely among the loose strings: no note then
+    return Extraction(out, skipped if not loose else [], [])
+
+
+def _bare_strings(tree: ast.Module) -> set[int]:
+    """The string literals that are statements of their own (docstrings and the like): prose that no
+    code passes anywhere, not CUDA."""
+    return {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+
+
+def _from_calls(tree: ast.Module, python_source: str) -> tuple[list[Embedded], list[tuple[int, str]], set[int]]:
+    """The strings the module's CUDA-taking calls are given: (texts, calls not spelled out, ids of
+    the literal nodes taken)."""
     names = _bound_names(tree)
     numbers = _bound_numbers(tree)
     lines = python_source.splitlines()
@@ -186,18 +258,20 @@ def extract_with_skipped(python_source: str) -> tuple[list[Embedded], list[tuple
         fname = _call_name(node.func)
         if fname not in _CALLS:
             continue
-        candidates = []
+        candidates, others = [], []
         for kw in node.keywords:
-            if kw.arg == "cuda_sources" or (kw.arg == "code" and fname != "load_inline"):
+            if kw.arg == "cuda_sources" or (kw.arg in ("code", "source") and fname != "load_inline"):
                 candidates.append(kw.value)
-        if fname in ("RawKernel", "RawModule") and node.args:
+            elif kw.arg in _OTHER_SOURCES and fname == "load_inline":
+                others.append(kw.value)
+        if fname in _SOURCE_FIRST and node.args:
             candidates.append(node.args[0])
-        for value in candidates:
+        for value, must_hold_kernel in [(v, False) for v in candidates] + [(v, True) for v in others]:
             found = _literal_strings(value, names)
-            if not found:
+            if not found and not must_hold_kernel:
                 skipped.append((node.lineno, fname))
             for const in found:
-                if id(const) in seen:
+                if id(const) in seen or must_hold_kernel and not _holds_kernel(const):
                     continue
                 seen.add(id(const))
                 segment = ast.get_source_segment(python_source, const) or ""
@@ -211,4 +285,87 @@ def extract_with_skipped(python_source: str) -> tuple[list[Embedded], list[tuple
                 line, col, exact = _string_start(lines, const, segment)
                 out.append(Embedded(const.value, line, col, exact, f"{fname}(...) at line {node.lineno}"))
     out.sort(key=lambda e: (e.line, e.col))
-    return out, skipped
+    return out, skipped, seen
+
+
+def _holds_kernel(node: ast.AST) -> bool:
+    """A string literal or f-string whose text has a `__global__`."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and _KERNEL in node.value
+    return isinstance(node, ast.JoinedStr) and any(
+        isinstance(v, ast.Constant) and _KERNEL in str(v.value) for v in node.values)
+
+
+# ------------------------------------------------------------------ text that is not Python
+
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n`]*$")
+_PYTHON_FENCES = {"python", "py", "python3", "py3"}
+_AT_LINE = re.compile(r"at line (\d+)")
+
+
+def _unparsed(text: str, exc: SyntaxError) -> Extraction:
+    """Python that does not parse: a reply's fenced code blocks if it has them, else the string
+    literals the tokenizer finds. Raises `exc` when neither holds a kernel."""
+    where = f"Python does not parse ({exc.msg}, line {exc.lineno})"
+    blocks = _fenced_blocks(text)
+    if blocks:
+        got = Extraction()
+        for lang, first_line, body in blocks:
+            if lang in _PYTHON_FENCES or not lang:
+                try:
+                    inner = extract_module(body)
+                except SyntaxError:
+                    inner = None
+                if inner is not None:
+                    shift = first_line - 1
+                    moved = lambda m: f"at line {int(m.group(1)) + shift}"    # noqa: E731
+                    got.embedded += [replace(e, line=e.line + shift, origin=_AT_LINE.sub(moved, e.origin))
+                                     for e in inner.embedded]
+                    got.skipped += [(line + shift, call) for line, call in inner.skipped]
+                    got.notes += [(line + shift if line else 0, note) for line, note in inner.notes]
+                    continue
+                if lang:
+                    continue
+            if _KERNEL in body:     # ```cuda, ```cpp, ```c++, ```cu...; or an unlabelled block of CUDA
+                got.embedded.append(Embedded(body, first_line, 1, True, f"the ```{lang} block at line {first_line - 1}"))
+        if got.embedded:
+            got.notes.insert(0, (0, "markdown code blocks (a model's reply?): linted the CUDA inside them"))
+            return got
+    found = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.STRING and _KERNEL in tok.string:
+                try:
+                    value = ast.literal_eval(tok.string)
+                except (ValueError, SyntaxError):
+                    continue
+                if isinstance(value, str):
+                    col, raw = _content_column(tok.line.splitlines()[0] if tok.line else "", tok.start[1])
+                    exact = raw or "\\" not in tok.string
+                    found.append(Embedded(value, tok.start[0], col, exact, f"a string holding {_KERNEL} at line {tok.start[0]}"))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    if not found:
+        raise exc
+    return Extraction(found, [], [(0, f"{where}: linted the CUDA in its string literals")])
+
+
+def _fenced_blocks(text: str) -> list[tuple[str, int, str]]:
+    """Markdown code blocks: (language, 1-based line of the block's first line, text). A block left
+    open runs to the end (a reply cut off)."""
+    blocks = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, lang = m.group(1), m.group(2).lower()
+        j = i + 1
+        while j < len(lines) and not (lines[j].strip().startswith(fence[0] * len(fence)) and
+                                      lines[j].strip().strip(fence[0]) == ""):
+            j += 1
+        blocks.append((lang, i + 2, "\n".join(lines[i + 1:j]) + "\n"))
+        i = j + 1
+    return blocks

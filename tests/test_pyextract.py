@@ -1,0 +1,197 @@
+"""CUDA in .py files as people save them (analyzer.pyextract.extract_module): PyCUDA modules, kernels
+in strings no recognised call takes, a model's reply in markdown fences, Python that does not parse.
+The shapes are those of public KernelBench-style solutions and PyCUDA scripts."""
+from __future__ import annotations
+
+import pytest
+
+from analyzer.pyextract import extract, extract_module
+
+PYCUDA = '''import pycuda.autoinit
+from pycuda.compiler import SourceModule
+
+mod = SourceModule("""
+__global__ void twice(float *out, const float *in)
+{
+  out[threadIdx.x] = 2.0f * in[threadIdx.x];
+}
+""")
+other = SourceModule(source=KERNEL_TEXT)
+'''
+
+
+def test_pycuda_source_modules_are_linted():
+    found = extract_module(PYCUDA)
+    assert [e.line for e in found.embedded] == [4]
+    assert found.embedded[0].source.startswith("\n__global__ void twice")
+    assert found.skipped == [(10, "SourceModule")]        # its CUDA is bound elsewhere
+
+
+LOOSE = '''import torch.utils.cpp_extension as ext
+"""Kernels for __global__ functions (a string no code uses: prose, not CUDA)."""
+
+header = r"""
+__host__ __device__ inline int cdiv(int a, int b) { return (a + b - 1) / b; }
+"""
+body = r"""
+__global__ void add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+"""
+
+def build(src):
+    with open("k.cu", "w") as f:
+        f.write(src)
+    return ext.load(name="k", sources=["k.cu"])
+
+def load_cuda(cuda_src):
+    return ext.load_inline(name="k", cpp_sources="", cuda_sources=[cuda_src])
+
+module = load_cuda(header + body)
+'''
+
+
+def test_strings_holding_a_kernel_that_no_call_takes_are_linted():
+    """Written to a file for `load`, or passed through a wrapper function: the string with the
+    kernel is linted, the one without (a helper) and the docstring are not; the wrapper's call,
+    whose CUDA is then likely among them, gets no 'not spelled out' note."""
+    found = extract_module(LOOSE)
+    assert [(e.line, e.col) for e in found.embedded] == [(7, 12)]
+    assert "void add" in found.embedded[0].source
+    assert found.skipped == []
+    assert extract(LOOSE) == []                          # the strict reading: calls only
+
+
+HIP_CPP = '''from torch.utils.cpp_extension import load_inline
+src = """
+#include <hip/hip_runtime.h>
+__global__ void k(float* y) { y[threadIdx.x] = 1.0f; }
+"""
+decls = "torch::Tensor run(torch::Tensor x);"
+mod = load_inline(name="m", cpp_sources=[decls, src], functions=["run"])
+'''
+
+
+def test_kernels_in_cpp_sources_are_linted_and_declarations_are_not():
+    found = extract_module(HIP_CPP)
+    assert [e.line for e in found.embedded] == [2]
+    assert found.skipped == []
+
+
+REPLY = '''```python
+import torch
+from torch.utils.cpp_extension import load_inline
+
+src = """
+__global__ void relu(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = fmaxf(x[i], 0.0f);
+}
+"""
+mod = load_inline(name="relu", cpp_sources="", cuda_sources=src)
+```
+
+And the kernel alone:
+
+```cuda
+__global__ void neg(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = -x[i];
+}
+```
+'''
+
+
+def test_a_models_reply_in_markdown_fences():
+    found = extract_module(REPLY)
+    lines = REPLY.splitlines()
+    assert [(e.line, e.col) for e in found.embedded] == [(5, 10), (17, 1)]
+    python_string, cuda_block = found.embedded
+    assert lines[python_string.line - 1][python_string.col - 1:] == ""     # the string opens the line after
+    assert lines[python_string.line].startswith("__global__ void relu")
+    assert python_string.to_python(2, 1) == (6, 1)                         # its line 2: `__global__ void relu`
+    assert lines[cuda_block.line - 1].startswith("__global__ void neg")
+    assert found.notes and "markdown code blocks" in found.notes[0][1]
+
+
+def test_a_reply_cut_off_inside_its_block_still_gives_the_block():
+    cut = "Here it is:\n```cuda\n__global__ void k(float* y) {\n  y[threadIdx.x] = 0.0f;\n"
+    found = extract_module(cut)
+    assert [(e.line, e.col) for e in found.embedded] == [(3, 1)]
+
+
+PYTHON2 = '''import pycuda.autoinit
+from pycuda.compiler import SourceModule
+mod = SourceModule("""
+__global__ void copy(float *dst, float *src)
+{
+  dst[threadIdx.x] = src[threadIdx.x];
+}
+""")
+print "done"
+'''
+
+
+def test_python_that_does_not_parse_gives_its_kernels_through_the_tokenizer():
+    found = extract_module(PYTHON2)
+    assert [(e.line, e.col) for e in found.embedded] == [(3, 23)]
+    assert found.embedded[0].source.startswith("\n__global__ void copy")
+    assert "Python does not parse" in found.notes[0][1] and "line 9" in found.notes[0][1]
+
+
+def test_python_that_does_not_parse_and_holds_no_kernel_is_still_an_error():
+    with pytest.raises(SyntaxError):
+        extract_module("def (:\n")
+    with pytest.raises(SyntaxError):
+        extract_module("```python\ndef (:\n```\n")
+
+
+FSTRINGS = '''BLOCK = 128
+taken = f"""
+__global__ void a(float* y) {{ y[threadIdx.x * {BLOCK}] = 0.0f; }}
+"""
+loose = f"""
+__global__ void b(float* y) {{ y[blockIdx.x * {BLOCK} + threadIdx.x] = 0.0f; }}
+"""
+mod = RawKernel(taken, "a")
+'''
+
+
+def test_f_strings_are_linted_whole_and_rendered():
+    """Neither f-string is linted in pieces: the one a call takes once, the loose one rendered."""
+    found = extract_module(FSTRINGS)
+    assert [e.line for e in found.embedded] == [2, 5]
+    assert "threadIdx.x * 128]" in found.embedded[0].source
+    assert "blockIdx.x * 128 + threadIdx.x]" in found.embedded[1].source and "{{" not in found.embedded[1].source
+
+
+STRIDED_REPLY = '''I wrote the kernel:
+
+```python
+from torch.utils.cpp_extension import load_inline
+src = """
+__global__ void gather(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i * 32] = x[i];
+}
+"""
+mod = load_inline(name="g", cpp_sources="", cuda_sources=src)
+```
+'''
+
+
+def test_lint_of_a_saved_reply_reports_at_the_files_lines(tmp_path, capsys):
+    from analyzer.cli import main
+
+    path = tmp_path / "reply.py"
+    path.write_text(STRIDED_REPLY)
+    code = main(["lint", "--isolated", "--select", "GM102", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert f"{path}:8:16: GM102 uncoalesced global store `y[i * 32]`" in out
+    assert f"{path}: note: markdown code blocks (a model's reply?): linted the CUDA inside them" in err
+    (tmp_path / "old.py").write_text(PYTHON2)
+    code = main(["lint", "--isolated", str(tmp_path / "old.py")])
+    out, err = capsys.readouterr()
+    assert code in (0, 1) and "Python does not parse (Missing parentheses in call to 'print'" in err

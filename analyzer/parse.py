@@ -103,7 +103,9 @@ def _launched_kernel(node):
         elif t == "call_expression":            # reinterpret_cast<const void*>(k)
             fn = node.child_by_field_id(FIELD.function)
             cast = fn.child_by_field_id(FIELD.name) if fn is not None and fn.type == "template_function" else None
-            if cast is None or not cast.text.endswith(b"_cast"):
+            if fn is not None and fn.type == "identifier" and fn.text == b"HIP_KERNEL_NAME":
+                cast = fn   # hipLaunchKernelGGL(HIP_KERNEL_NAME(k<a, b>), ...): the kernel inside
+            if cast is None or not cast.text.endswith((b"_cast", b"HIP_KERNEL_NAME")):
                 return None
             inner = code_children(node.child_by_field_id(FIELD.arguments))
             node = inner[0] if len(inner) == 1 else None
@@ -185,7 +187,10 @@ class Function:
         return next((p for p in self.params if p.name == name), None)
 
 
-_LAUNCH_APIS = frozenset(("cudaLaunchKernel", "cudaLaunchCooperativeKernel"))
+_LAUNCH_APIS = frozenset(("cudaLaunchKernel", "cudaLaunchCooperativeKernel", "hipLaunchKernel",
+                          "hipLaunchCooperativeKernel"))
+# HIP's launch macro, in ROCm ports of CUDA code: `hipLaunchKernelGGL(k, grid, block, smem, stream, args...)`
+_LAUNCH_GGL = "hipLaunchKernelGGL"
 # CUDA 12's launch with attributes (a cluster's shape): `cudaLaunchKernelEx(&config, k, args...)`
 _LAUNCH_EX_APIS = frozenset(("cudaLaunchKernelEx", "cudaLaunchKernelExC"))
 # cudaLaunchConfig_t's members in declaration order (an aggregate initializer gives them so)
@@ -1374,7 +1379,7 @@ class _Builder:
                 # skip bodies without `<<<` or a launch API rather than walk every node of every kernel.
                 body = node.child_by_field_id(FIELD.body)
                 text = self.src[body.start_byte:body.end_byte] if body is not None else b""
-                if b"<<<" in text or b"cudaLaunch" in text:
+                if b"<<<" in text or b"cudaLaunch" in text or b"hipLaunch" in text:
                     stack.append(((dict(self.launch_consts), dict(self.dim3_vars), set(self.first_pass)), None, ""))
                     stack.append((body, _HOST_BODY, t))
             elif t == "declaration":
@@ -1428,7 +1433,8 @@ class _Builder:
         src = self.src
         return [(c, tparams, t) for c in reversed(node.children)
                 if c.type in _HOST_KEEP or c.has_error or src.find(b"<<<", c.start_byte, c.end_byte) >= 0
-                or src.find(b"cudaLaunch", c.start_byte, c.end_byte) >= 0]
+                or src.find(b"cudaLaunch", c.start_byte, c.end_byte) >= 0
+                or src.find(b"hipLaunch", c.start_byte, c.end_byte) >= 0]
 
     _COMPLETE = {"function_definition", "declaration", "template_declaration", "preproc_def", "preproc_include",
                  "preproc_function_def", "preproc_call", "comment", "struct_specifier", "namespace_definition",
@@ -1564,7 +1570,8 @@ class _Builder:
                         if v is not None:
                             self.constants[self.text(inner)] = v
                     elif not file_scope and (self.src.find(b"<<<", node.end_byte) >= 0
-                                             or self.src.find(b"cudaLaunch", node.end_byte) >= 0):
+                                             or self.src.find(b"cudaLaunch", node.end_byte) >= 0
+                                             or self.src.find(b"hipLaunch", node.end_byte) >= 0):
                         self._launch_constant(self.text(inner), value, "const" in quals or "constexpr" in quals)
                 decl = inner
             space = "shared" if "__shared__" in quals else "constant" if "__constant__" in quals else (
@@ -1761,7 +1768,9 @@ class _Builder:
             if fn is not None and fn.type == "identifier":
                 called = self.text(fn)
                 if called in _LAUNCH_APIS:
-                    self._api_launch(node)
+                    self._api_launch(node, smem_at=4)
+                elif called == _LAUNCH_GGL:
+                    self._api_launch(node, smem_at=3)
                 elif called in _LAUNCH_EX_APIS:
                     self._api_launch_ex(node)
             return
@@ -1824,10 +1833,11 @@ class _Builder:
             p = p.parent
         return out
 
-    def _api_launch(self, node) -> None:
+    def _api_launch(self, node, smem_at: int) -> None:
         """`cudaLaunchKernel((const void*)k<128>, grid, block, args, smem, stream)` (also the
-        cooperative launch): the kernel, its template arguments and the launch's shape, as a
-        `<<<...>>>` site gives them. The arguments go through a `void*` array: not read."""
+        cooperative launch and HIP's; `hipLaunchKernelGGL(k, grid, block, smem, stream, args...)`,
+        its dynamic shared memory at `smem_at`): the kernel, its template arguments and the
+        launch's shape, as a `<<<...>>>` site gives them. The kernel's arguments are not read."""
         arg_list = node.child_by_field_id(FIELD.arguments)
         parts = code_children(arg_list) if arg_list is not None else []
         if len(parts) < 3:
@@ -1838,7 +1848,7 @@ class _Builder:
         name, targs = self._template_function(fn) if fn.type == "template_function" else (self.text(fn), ())
         if self.launch_consts:
             targs = tuple(self._local_value(a) for a in targs)
-        self._api_site(node, name, targs, parts[1], parts[2], parts[4] if len(parts) > 4 else None)
+        self._api_site(node, name, targs, parts[1], parts[2], parts[smem_at] if len(parts) > smem_at else None)
 
     def _api_site(self, node, name: str, targs: tuple[str, ...], grid, block, smem) -> None:
         """A launch API call's site, from its grid, block and dynamic shared memory expressions (None:

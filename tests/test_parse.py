@@ -674,6 +674,36 @@ def test_cuda12_launches_with_a_config_are_launch_sites():
 
 
 
+def test_hip_launches_are_launch_sites():
+    """ROCm ports of CUDA solutions launch with `hipLaunchKernelGGL(k, grid, block, smem, stream,
+    args...)`, a template kernel behind `HIP_KERNEL_NAME(...)`, or hipLaunchKernel (cudaLaunchKernel's
+    twin): each takes its launch's shape, as a `<<<...>>>` site would give it."""
+    src = """
+    template <int B>
+    __global__ void scale(const float* x, float* y, int n) {
+        int i = blockIdx.x * B + threadIdx.x;
+        if (i < n) y[i] = 2.0f * x[i];
+    }
+    __global__ void stage(const float* x, float* y) {
+        extern __shared__ float s[];
+        s[threadIdx.x] = x[threadIdx.x];
+        __syncthreads();
+        y[threadIdx.x] = s[threadIdx.y * 32 + threadIdx.x];
+    }
+    void run(const float* x, float* y, int n, void** args) {
+        dim3 block(128);
+        hipLaunchKernelGGL(HIP_KERNEL_NAME(scale<128>), dim3((n + 127) / 128), block, 0, 0, x, y, n);
+        hipLaunchKernelGGL(stage, dim3(16), dim3(32, 2), 64 * sizeof(float), 0, x, y);
+        hipLaunchKernel((const void*)stage, dim3(8), dim3(64), args, 512, 0);
+    }"""
+    launches = parse(src, "x.hip").launches
+    assert [(l.kernel, l.template_args, l.grid, l.block, l.smem, l.line) for l in launches] == [
+        ("scale", ("128",), None, (128, 1, 1), 0, 15),
+        ("stage", (), (16, 1, 1), (32, 2, 1), 256, 16),
+        ("stage", (), (8, 1, 1), (64, 1, 1), 512, 17)]
+    assert lint_source(src, "x.hip").kernels[0].launch_source == "the launch at line 15"
+
+
 @pytest.mark.parametrize("declaration", [
     "dim3 block(32, 8);", "dim3 block{32, 8};", "dim3 block = {32, 8};", "dim3 block = dim3(32, 8);",
     "const dim3 block = dim3(32, 8, 1);", "auto block = dim3(32, 8);"])

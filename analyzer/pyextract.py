@@ -19,7 +19,7 @@ import tokenize
 from dataclasses import dataclass, field, replace
 
 _CUDA_KEYWORDS = {"cuda_sources": "load_inline", "code": "RawKernel/RawModule"}
-_LINE_REF = re.compile(r"\b(line|lines)\s+(\d+)\b")
+_LINE_REF = re.compile(r"\b(line|lines)\s+(\d+)(?:-(\d+))?\b")     # `line 24`, `lines 141-150`
 _CALLS = {"load_inline", "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel", "SourceModule",
           "DynamicSourceModule"}
 # calls whose first positional argument is the CUDA source (CuPy's raw kernels, PyCUDA's modules)
@@ -46,7 +46,11 @@ class Embedded:
     def text_to_python(self, text: str) -> str:
         """A message's references to lines of the CUDA text (`the loop at line 24`, `the launch at
         line 52`) as lines of the .py file."""
-        return _LINE_REF.sub(lambda m: f"{m.group(1)} {self.to_python(int(m.group(2)), 1)[0]}", text)
+        def moved(m: re.Match) -> str:
+            first = f"{m.group(1)} {self.to_python(int(m.group(2)), 1)[0]}"
+            return first + (f"-{self.to_python(int(m.group(3)), 1)[0]}" if m.group(3) else "")
+
+        return _LINE_REF.sub(moved, text)
 
     def note_to_python(self, note: str, path: str) -> str:
         """A note of the CUDA text's lint, `path:LINE: ...`, at the .py file's line."""
@@ -135,7 +139,7 @@ def _bound_numbers(tree: ast.Module) -> dict[str, int | float]:
 def _render(node: ast.JoinedStr, numbers: dict[str, int | float]) -> str:
     """An f-string's text as Python would build it where the module says the values (`{BLOCK}`
     with `BLOCK = 256`), else with each expression's own text in its place (a name the analyzer
-    takes as an unknown symbol)."""
+    takes as an unknown symbol or type; an expression in brackets)."""
     parts = []
     for v in node.values:
         if isinstance(v, ast.Constant):
@@ -144,6 +148,8 @@ def _render(node: ast.JoinedStr, numbers: dict[str, int | float]) -> str:
             e = v.value
             if isinstance(e, ast.Name) and e.id in numbers:
                 parts.append(str(numbers[e.id]))
+            elif isinstance(e, ast.Name):   # `{dtype} acc;`, `void {name}(`: bare, where a type or name may stand
+                parts.append(e.id)
             elif isinstance(e, ast.Constant):
                 parts.append(str(e.value))
             else:   # `{N + 1}`: its value where the numbers decide it, else the expression in brackets

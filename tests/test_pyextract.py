@@ -195,3 +195,33 @@ def test_lint_of_a_saved_reply_reports_at_the_files_lines(tmp_path, capsys):
     code = main(["lint", "--isolated", str(tmp_path / "old.py")])
     out, err = capsys.readouterr()
     assert code in (0, 1) and "Python does not parse (Missing parentheses in call to 'print'" in err
+
+
+def test_line_ranges_in_messages_move_to_the_python_file():
+    (e,) = extract_module('import cupy\n\nk = cupy.RawKernel("""\n__global__ void k() {}\n""", "k")\n').embedded
+    assert e.line == 3      # the CUDA's line 1 is the .py file's line 3
+    assert e.text_to_python("unparsed code (lines 3-20) was skipped; the loop at line 4") == \
+        "unparsed code (lines 5-22) was skipped; the loop at line 6"
+
+
+def test_an_f_string_template_of_types_and_names_parses():
+    """A kernel template filled from a function's locals (`{dtype}`, `{name}`): the holes render as
+    the bare names, so the declarations around them still parse (in brackets they did not)."""
+    from analyzer.lint import lint_source
+
+    module = '''def build(dtype, name):
+    return RawKernel(f"""
+__global__ void {name}(const {dtype}* x, {dtype}* y, int n) {{
+    __shared__ {dtype} tile[256];
+    int i = blockIdx.x * 256 + threadIdx.x;
+    tile[threadIdx.x] = x[i];
+    __syncthreads();
+    if (i < n) y[i] = tile[255 - threadIdx.x];
+}}
+""", name)
+'''
+    (e,) = extract_module(module).embedded
+    assert "__shared__ dtype tile[256];" in e.source and "void name(const dtype* x" in e.source
+    res = lint_source(e.source, "t.cu")
+    assert not [f for f in res.findings if f.code == "PA001"]
+    assert [k.name for k in res.kernels] == ["name"] and res.kernels[0].accesses == 4

@@ -1,8 +1,9 @@
 """The linter on real CUDA code: public projects' files, which the project does not ship.
 
-    python bench/real_code.py DIR... [--out bench/results/real_code.json] [--slow-ms 1000]
+    python bench/real_code.py DIR... [--out bench/results/real_code.json] [--slow-ms 1000] [--python]
 
-Point it at checkouts (or copies) of CUDA projects. Each *.cu / *.cuh file below the folders is
+Point it at checkouts (or copies) of CUDA projects. Each *.cu / *.cuh file below the folders (with
+--python, each *.py file too: the CUDA strings of load_inline, CuPy and PyCUDA solutions) is
 linted in this process the way `python -m analyzer lint FILE` lints it (defaults, no config, no
 ptxas), one file at a time, and timed. Reported: files, lines, kernels found and analyzed, files
 with regions tree-sitter could not parse, internal errors (a bug of ours: lint must never raise),
@@ -24,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def cuda_files(dirs: list[str]) -> list[tuple[Path, str]]:
-    """(file, its name below the folder given) for each *.cu / *.cuh file."""
+def cuda_files(dirs: list[str], python: bool = False) -> list[tuple[Path, str]]:
+    """(file, its name below the folder given) for each *.cu / *.cuh file (and *.py with `python`)."""
+    suffixes = (".cu", ".cuh", ".py") if python else (".cu", ".cuh")
     out: list[tuple[Path, str]] = []
     for d in dirs:
         p = Path(d)
@@ -34,7 +36,7 @@ def cuda_files(dirs: list[str]) -> list[tuple[Path, str]]:
             continue
         if not p.is_dir():
             raise SystemExit(f"error: {d}: no such file or folder")
-        out += [(f, str(f.relative_to(p))) for f in sorted(p.rglob("*")) if f.suffix in (".cu", ".cuh") and f.is_file()]
+        out += [(f, str(f.relative_to(p))) for f in sorted(p.rglob("*")) if f.suffix in suffixes and f.is_file()]
     return out
 
 
@@ -67,6 +69,7 @@ def main(argv=None) -> int:
     ap.add_argument("dirs", nargs="+")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "real_code.json"))
     ap.add_argument("--slow-ms", type=float, default=1000.0)
+    ap.add_argument("--python", action="store_true", help="also *.py files (CUDA in load_inline/CuPy/PyCUDA strings)")
     ns = ap.parse_args(argv)
 
     from analyzer.cli import FileJob, DEFAULT_MAX_BYTES
@@ -80,9 +83,9 @@ def main(argv=None) -> int:
     def job_of(path):
         return FileJob(path, codes, Config(), settings, None, DEFAULT_MAX_BYTES)
 
-    files = cuda_files(ns.dirs)
+    files = cuda_files(ns.dirs, ns.python)
     if not files:
-        raise SystemExit("error: no .cu or .cuh files below the given folders")
+        raise SystemExit("error: no .cu or .cuh files below the given folders" + (" (nor .py)" if ns.python else ""))
     lint_one(*files[0], job_of)     # imports and the parser's start-up are not a file's time
     rows = []
     for i, (f, name) in enumerate(files, 1):
@@ -116,6 +119,10 @@ def main(argv=None) -> int:
         "ms_per_1000_lines": sum(ms) / lines * 1e3 if lines else None,
         "findings_per_rule": dict(findings.most_common()),
         "files_with_findings": sum(1 for r in rows if r["findings"]),
+        # .py files: read through a fallback (markdown fences, Python that does not parse), or with no CUDA
+        "python_files_read_as_markdown": sum(1 for r in rows if any("markdown code blocks" in n for n in r["notes"])),
+        "python_files_not_parsing": sum(1 for r in rows if any("Python does not parse" in n for n in r["notes"])),
+        "python_files_without_cuda": sum(1 for r in rows if any("no CUDA found" in n for n in r["notes"])),
         "per_file": [{"path": r["path"], "lines": r["lines"], "ms": round(r["seconds"] * 1e3, 2),
                       "kernels": r["kernels"], "findings": dict(r["findings"]), "error": r["error"],
                       "parse_gaps": r["parse_gaps"]} for r in rows],

@@ -27,6 +27,8 @@ if TYPE_CHECKING:       # the lint machinery is imported when a lint runs, not a
     from .lint import FileResult, LaunchSpec, LintSettings
 
 CUDA_SUFFIXES = {".cu", ".cuh"}
+# a model's reply saved as text: its fenced code blocks are linted (a .txt without fences is read as CUDA)
+REPLY_SUFFIXES = {".md", ".markdown", ".txt"}
 SEVERITY_RANK = {s: i for i, s in enumerate(FAIL_ON)}    # error 0, warning 1, info 2
 DEFAULT_MAX_BYTES = 8 << 20
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -159,7 +161,7 @@ def lint_file(job: FileJob) -> FileOutcome:
 
 def _lint_file(job: FileJob) -> FileOutcome:
     from .lint import FileResult, lint_source
-    from .pyextract import extract_module
+    from .pyextract import extract_fenced, extract_module
 
     path = job.path
     text, err = read(path, job.max_bytes)
@@ -174,15 +176,24 @@ def _lint_file(job: FileJob) -> FileOutcome:
     extra_ignores = job.cfg.ignores_for(path)
     per_file = {c: registry[c] for c in job.codes
                 if not any(c.startswith(p.upper()) for p in extra_ignores)}
+    found = None
     if path.suffix == ".py":
         try:
             found = extract_module(text)
         except SyntaxError as exc:
             return FileOutcome(error=InputError(display, f"Python does not parse: {exc.msg} (line {exc.lineno})"))
+    elif path.suffix.lower() in REPLY_SUFFIXES:
+        found = extract_fenced(text)
+        if not found.embedded and path.suffix.lower() != ".txt":
+            return FileOutcome(FileResult(display), notes=[
+                f"{display}: note: no code block holding a __global__ kernel (```cuda, ```cpp, ```python...)"])
+        if not found.embedded:
+            found = None    # a .txt of plain CUDA
+    if found is not None:
         embedded, skipped = found.embedded, found.skipped
         merged = FileResult(display)
-        merged.notes.extend(f"{display}:{line}: note: {text}" if line else f"{display}: note: {text}"
-                            for line, text in found.notes)
+        merged.notes.extend(f"{display}:{line}: note: {note}" if line else f"{display}: note: {note}"
+                            for line, note in found.notes)
         merged.notes.extend(f"{display}:{line}: note: {call}(...) takes CUDA this file does not spell out "
                             f"(read from a file, built by a call, bound elsewhere): not linted" for line, call in skipped)
         if not embedded and not skipped and job.named:

@@ -313,30 +313,9 @@ def _unparsed(text: str, exc: SyntaxError) -> Extraction:
     """Python that does not parse: a reply's fenced code blocks if it has them, else the string
     literals the tokenizer finds. Raises `exc` when neither holds a kernel."""
     where = f"Python does not parse ({exc.msg}, line {exc.lineno})"
-    blocks = _fenced_blocks(text)
-    if blocks:
-        got = Extraction()
-        for lang, first_line, body in blocks:
-            if lang in _PYTHON_FENCES or not lang:
-                try:
-                    inner = extract_module(body)
-                except SyntaxError:
-                    inner = None
-                if inner is not None:
-                    shift = first_line - 1
-                    moved = lambda m: f"at line {int(m.group(1)) + shift}"    # noqa: E731
-                    got.embedded += [replace(e, line=e.line + shift, origin=_AT_LINE.sub(moved, e.origin))
-                                     for e in inner.embedded]
-                    got.skipped += [(line + shift, call) for line, call in inner.skipped]
-                    got.notes += [(line + shift if line else 0, note) for line, note in inner.notes]
-                    continue
-                if lang:
-                    continue
-            if _KERNEL in body:     # ```cuda, ```cpp, ```c++, ```cu...; or an unlabelled block of CUDA
-                got.embedded.append(Embedded(body, first_line, 1, True, f"the ```{lang} block at line {first_line - 1}"))
-        if got.embedded:
-            got.notes.insert(0, (0, "markdown code blocks (a model's reply?): linted the CUDA inside them"))
-            return got
+    fenced = extract_fenced(text)
+    if fenced.embedded:
+        return fenced
     found = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -348,12 +327,41 @@ def _unparsed(text: str, exc: SyntaxError) -> Extraction:
                 if isinstance(value, str):
                     col, raw = _content_column(tok.line.splitlines()[0] if tok.line else "", tok.start[1])
                     exact = raw or "\\" not in tok.string
-                    found.append(Embedded(value, tok.start[0], col, exact, f"a string holding {_KERNEL} at line {tok.start[0]}"))
+                    found.append(Embedded(value, tok.start[0], col, exact,
+                                          f"a string holding {_KERNEL} at line {tok.start[0]}"))
     except (tokenize.TokenError, SyntaxError):
         pass
     if not found:
         raise exc
     return Extraction(found, [], [(0, f"{where}: linted the CUDA in its string literals")])
+
+
+def extract_fenced(text: str) -> Extraction:
+    """The CUDA of a model's reply (markdown, a .txt of a completion): its ```python blocks read as
+    Python (`extract_module`), its ```cuda / ```cpp / ```c++ blocks and unlabelled blocks holding a
+    `__global__` kernel as CUDA, each at the reply's lines. Empty where no block holds a kernel."""
+    got = Extraction()
+    for lang, first_line, body in _fenced_blocks(text):
+        if lang in _PYTHON_FENCES or not lang:
+            try:
+                inner = extract_module(body)
+            except SyntaxError:
+                inner = None
+            if inner is not None:
+                shift = first_line - 1
+                moved = lambda m: f"at line {int(m.group(1)) + shift}"    # noqa: E731
+                got.embedded += [replace(e, line=e.line + shift, origin=_AT_LINE.sub(moved, e.origin))
+                                 for e in inner.embedded]
+                got.skipped += [(line + shift, call) for line, call in inner.skipped]
+                got.notes += [(line + shift if line else 0, note) for line, note in inner.notes]
+                continue
+            if lang:
+                continue
+        if _KERNEL in body:     # ```cuda, ```cpp, ```c++, ```cu...; or an unlabelled block of CUDA
+            got.embedded.append(Embedded(body, first_line, 1, True, f"the ```{lang} block at line {first_line - 1}"))
+    if got.embedded:
+        got.notes.insert(0, (0, "markdown code blocks (a model's reply?): linted the CUDA inside them"))
+    return got
 
 
 def _fenced_blocks(text: str) -> list[tuple[str, int, str]]:

@@ -225,3 +225,27 @@ __global__ void {name}(const {dtype}* x, {dtype}* y, int n) {{
     res = lint_source(e.source, "t.cu")
     assert not [f for f in res.findings if f.code == "PA001"]
     assert [k.name for k in res.kernels] == ["name"] and res.kernels[0].accesses == 4
+
+
+def test_lint_of_a_reply_saved_as_markdown_or_text(tmp_path, capsys):
+    """`lint reply.md` / `reply.txt`: the fenced blocks are linted at the reply's lines (read as CUDA
+    the whole reply was one unparsed region); a .md with no kernel block says so, a .txt without
+    fences is CUDA as before."""
+    from analyzer.cli import main
+
+    reply = ("Here is the kernel.\n\n```cuda\n__global__ void k(float* y, int n) {\n"
+             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i * 32] = 0.f;\n}\n```\n")
+    for name in ("reply.md", "reply.txt"):
+        (tmp_path / name).write_text(reply)
+        code = main(["lint", "--isolated", "--select", "GM102,PA001", str(tmp_path / name)])
+        out, err = capsys.readouterr()
+        assert code == 1 and f"{tmp_path / name}:6:14: GM102 uncoalesced global store `y[i * 32]`" in out
+        assert "PA001" not in out and "markdown code blocks" in err
+    (tmp_path / "notes.md").write_text("# notes\n\nno code here\n")
+    code = main(["lint", "--isolated", str(tmp_path / "notes.md")])
+    out, err = capsys.readouterr()
+    assert code == 0 and "no code block holding a __global__ kernel" in err
+    (tmp_path / "plain.txt").write_text("__global__ void k(float* y) { y[threadIdx.x * 32] = 0.f; }\n")
+    code = main(["lint", "--isolated", "--select", "GM102", str(tmp_path / "plain.txt")])
+    out, _ = capsys.readouterr()
+    assert code == 1 and "plain.txt:1:31: GM102" in out

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 import time
 from pathlib import Path
@@ -134,6 +135,14 @@ def cmd_predict(ns) -> int:
     except OSError as exc:
         print(f"error: {ns.file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    except UnicodeDecodeError:
+        print(f"error: {ns.file}: not UTF-8 text", file=sys.stderr)
+        return 2
+    try:
+        source, embedded = cuda_of(ns.file, source, ns.kernel)
+    except ValueError as exc:
+        print(f"error: {ns.file}: {exc}", file=sys.stderr)
+        return 2
     try:
         from .surrogate import Surrogate, load_default
 
@@ -155,11 +164,63 @@ def cmd_predict(ns) -> int:
         gate = out["breakdown"]["gates"].get("parse", {})
         print(f"error: {ns.file}: {gate.get('detail') or 'the kernel could not be analyzed'}", file=sys.stderr)
         return 2
+    if embedded is not None:
+        _at_file_lines(out, embedded)
     if ns.format == "json":
         print(json.dumps(_clean(out), indent=1, default=str, allow_nan=False))
     else:
         print(_text(out))
     return 0
+
+
+_REPLY_SUFFIXES = (".md", ".markdown", ".txt")
+
+
+def cuda_of(path: str, text: str, kernel: str):
+    """(CUDA source, where it sits in the file) for the kernel: a .cu file is its own source (None);
+    a .py file's CUDA string (load_inline, CuPy, PyCUDA, any string holding a kernel) or a reply's
+    fenced code block (.md, .txt) is the one that defines `kernel`. ValueError where none does."""
+    from analyzer.pyextract import extract_fenced, extract_module
+
+    suffix = Path(path).suffix.lower()
+    if suffix == ".py":
+        try:
+            found = extract_module(text).embedded
+        except SyntaxError as exc:
+            raise ValueError(f"Python does not parse: {exc.msg} (line {exc.lineno})") from None
+    elif suffix in _REPLY_SUFFIXES:
+        found = extract_fenced(text).embedded
+        if not found and suffix == ".txt":
+            return text, None
+    else:
+        return text, None
+    base = re.escape(kernel.split("<")[0].strip())
+    defines = re.compile(rf"\b{base}\s*(?:<[^;{{]*>\s*)?\(")
+    for emb in found:
+        if "__global__" in emb.source and defines.search(emb.source):
+            return emb.source, emb
+    where = "CUDA strings" if suffix == ".py" else "code blocks"
+    if not found:
+        raise ValueError(f"no CUDA found in its {where}")
+    raise ValueError(f"kernel {kernel!r} is in none of its {where} ({len(found)} found)")
+
+
+_POSITION = re.compile(r"^(\d+):(\d+): ")
+
+
+def _at_file_lines(out: dict, emb) -> None:
+    """The findings' `line:col` and the lines the messages and notes name, in the .py or reply file
+    rather than in the CUDA text taken from it."""
+    def moved(finding: str) -> str:
+        m = _POSITION.match(finding)
+        if not m:
+            return emb.text_to_python(finding)
+        line, col = emb.to_python(int(m.group(1)), int(m.group(2)))
+        return f"{line}:{col}: " + emb.text_to_python(finding[m.end():])
+
+    out["breakdown"]["findings"] = [moved(f) for f in out["breakdown"]["findings"]]
+    out["notes"] = [emb.text_to_python(n) for n in out["notes"]]
+    out["breakdown"]["notes"] = out["notes"]
 
 
 def _clean(x):

@@ -28,8 +28,19 @@ from . import features as F
 _TIMERS = re.compile(r"\b(clock|clock64|__globaltimer|globaltimer|cudaEvent\w*|cudaStream\w*|cudaDeviceSynchronize|"
                      r"cudaGraph\w*|cuEvent\w*|cuStream\w*|cudaLaunchKernel|cudaMemcpy\w*|nanosleep|__nanosleep)\b"
                      r"|%globaltimer|%clock")
-# Library calls that would do the task for the candidate.
-_LIBRARIES = re.compile(r"\b(cublas\w*|cudnn\w*|cutlass::|thrust::|cub::Device\w*|torch::|at::)")
+# torch:: / at:: names a wrapper may use: types, allocation, options, streams. Anything else
+# (torch::matmul, at::relu, torch::nn::functional ...) does the task for the candidate.
+TORCH_WRAPPER_NAMES = frozenset({
+    "Tensor", "TensorOptions", "ScalarType", "IntArrayRef", "ArrayRef", "Scalar", "Device", "DeviceType", "Half",
+    "BFloat16", "Layout", "MemoryFormat", "TensorAccessor", "PackedTensorAccessor32", "PackedTensorAccessor64",
+    "GenericPackedTensorAccessor", "RestrictPtrTraits", "DefaultPtrTraits", "TensorArg", "optional", "cuda",
+    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like",
+    "dtype", "device", "kCUDA", "kCPU", "kStrided", "elementSize", "toString", "ceil_div", "OptionalDeviceGuard",
+    "DeviceGuard", "kFloat", "kFloat32", "kFloat16", "kHalf", "kBFloat16", "kDouble", "kFloat64", "kLong", "kInt64",
+    "kInt", "kInt32", "kShort", "kInt16", "kChar", "kInt8", "kByte", "kUInt8", "kBool", "Contiguous", "check_dim", "checkAllSameGPU", "TensorIterator", "native",
+})
+# Library calls that would do the task for the candidate (torch:: / at:: unless a name above).
+_LIBRARIES = re.compile(r"\b(cublas\w*|cudnn\w*|cutlass::|thrust::|cub::Device\w*|(?:torch|at)::((?:\w+::)*\w+))")
 # A file-scope __device__ variable (writable, lives across launches): `__device__ int done = 0;`
 _DEVICE_VAR = re.compile(r"__device__\s+(?:volatile\s+)?(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:<>]*\s*\**\s*"
                          r"([A-Za-z_]\w*)\s*(?:\[|=|;)")
@@ -154,7 +165,8 @@ def hacking_gates(program, kernel_name: str, accesses, reference_names=()) -> di
         bad = sorted(called & refs)
     else:
         bad = []
-    lib = _LIBRARIES.findall(text) if any(w in text for w in _LIBRARY_WORDS) else []
+    lib = [m.group(1) for m in _LIBRARIES.finditer(text) if m.group(2) is None
+           or m.group(2).split("::")[0] not in TORCH_WRAPPER_NAMES] if any(w in text for w in _LIBRARY_WORDS) else []
     if bad or lib:
         gates["no_reference_call"] = Gate(False, "calls " + ", ".join(bad + sorted(set(lib))))
     else:
@@ -282,12 +294,18 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
         gates["compile"], _ = compile_gate(ctx.program, arch)
     else:
         gates["compile"] = Gate(None, "not checked (compile=False)")
+    notes = list(feat.unresolved)
+    fits = _fits(ctx)
+    if fits is not None and ctx.resources.measured or fits is not None and ctx.occupancy.limiter == "shared memory":
+        gates["launch"] = Gate(False, fits)
+    elif fits is not None:     # from the static register estimate: likely, not known
+        notes.append(f"{fits} by the static register estimate; ptxas would tell")
     if measurement is not None:
         measured_gates(gates, measurement)
     else:
         gates["correct"] = Gate(None, "not checked: needs a real run")
     gates.update(hacking_gates(ctx.program, base, ctx.accesses, config.reference_names))
-    br = Breakdown(0.0, gates, notes=list(feat.unresolved), findings=_findings(feat, base), baseline_ms=baseline_ms)
+    br = Breakdown(0.0, gates, notes=notes, findings=_findings(feat, base), baseline_ms=baseline_ms)
     br.terms = structural_terms(feat, config)
 
     pred = None
@@ -302,6 +320,19 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
         br.time_ms, br.speed_source = float(measurement.time_ms), "measured"
     finish(br, config)
     return br, feat, pred
+
+
+def _fits(ctx) -> str | None:
+    """Why no block of the launch fits on an SM (registers or shared memory over the SM's), so that
+    the launch fails with 'too many resources requested'; None where one fits."""
+    occ = ctx.occupancy
+    if occ.blocks_per_sm or occ.limiter not in ("registers", "shared memory"):
+        return None
+    if occ.limiter == "registers":
+        return (f"no block of {ctx.launch.threads} threads of {ctx.resources.registers} registers fits on an SM: "
+                "the launch fails")
+    return (f"no block with {ctx.static_shared_bytes + ctx.launch_smem:,} B of shared memory fits on an SM: "
+            "the launch fails")
 
 
 def measured_gates(gates: dict[str, Gate], m: Measurement, origin: str = "") -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import sys
 import zipfile
 
@@ -259,6 +260,22 @@ def test_library_call_fails():
     assert _gates(src).gates["no_reference_call"].passed is False
 
 
+def test_a_torch_wrapper_allocates_but_may_not_compute():
+    """A load_inline module's host wrapper allocates with torch:: (empty_like, options, dtypes): no
+    reference call; one that computes with torch:: or at:: is (it failed on every wrapper before)."""
+    wrapper = HONEST + """
+torch::Tensor run(torch::Tensor x) {
+    auto y = torch::empty_like(x, x.options().dtype(torch::kFloat));
+    k<<<(x.numel() + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+    return y;
+}
+"""
+    assert _gates(wrapper).gates["no_reference_call"].passed is True
+    computes = wrapper.replace("return y;", "return at::relu(torch::matmul(y, y));")
+    gate = _gates(computes).gates["no_reference_call"]
+    assert gate.passed is False and gate.detail == "calls at::relu, torch::matmul"
+
+
 def test_timers_fail_but_comments_do_not():
     timed = HONEST.replace("if (i < n)", "long long t0 = clock64(); if (i < n)")
     assert _gates(timed).gates["no_timers_streams"].passed is False
@@ -315,3 +332,39 @@ def test_c_comment_strip_is_the_regular_expressions(monkeypatch):
     monkeypatch.setattr(R, "_scan", None)
     assert with_c == [R.strip_comments(t) for t in texts]
     assert sum(c != t for c, t in zip(with_c, texts)) > 5000    # comments and strings do occur
+
+
+_MANY_REGISTERS = """
+__global__ void k(const float* x, float* y, int n) {
+    float v[64];
+    float run = 0.f;
+    const float* row = x + blockIdx.x * 65536;
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { run += row[threadIdx.x * 64 + j]; v[j] = run * run; }
+    __shared__ float sums[1024];
+    sums[threadIdx.x] = run;
+    __syncthreads();
+    float base = threadIdx.x ? sums[threadIdx.x - 1] : 0.f;
+#pragma unroll
+    for (int j = 0; j < 64; ++j) y[blockIdx.x * 65536 + threadIdx.x * 64 + j] = v[j] + base + sums[j];
+}
+"""
+
+
+def test_a_launch_no_block_of_which_fits_fails_its_gate():
+    """240 KB of dynamic shared memory a block (more than sm_90 gives one): the launch fails, so the
+    reward is the failing one, not a predicted time. A register count from the static estimate only
+    leaves a note (ptxas may allocate fewer)."""
+    br, _, _ = reward(HONEST, "k", grid=(256, 1, 1), block=(256, 1, 1), smem=240 * 1024, args={"n": 65536})
+    assert br.gates["launch"].passed is False and "245,760 B of shared memory" in br.gates["launch"].detail
+    assert br.reward == RewardConfig().fail_reward
+    br, _, _ = reward(_MANY_REGISTERS, "k", grid=(64, 1, 1), block=(1024, 1, 1), args={"n": 65536})
+    assert "launch" not in br.gates and any("static register estimate" in n for n in br.notes), br.notes
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc for ptxas figures")
+def test_a_launch_of_too_many_registers_by_ptxas_fails_its_gate(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDAPERF_CACHE", str(tmp_path))
+    br, feat, _ = reward(_MANY_REGISTERS, "k", grid=(64, 1, 1), block=(1024, 1, 1), args={"n": 65536}, ptxas=True)
+    assert feat.values["regs_ptxas"] > 64
+    assert br.gates["launch"].passed is False and "of 1024 threads of" in br.gates["launch"].detail

@@ -130,6 +130,47 @@ __global__ void scale_rows(const float* x, float* y, int rows, int cols) {
     assert rc == 2 and "not found" in capsys.readouterr().err
 
 
+SOLUTION_PY = '''import torch
+from torch.utils.cpp_extension import load_inline
+
+src = """
+#include <torch/extension.h>
+__global__ void scale_rows(const float* x, float* y, int rows, int cols) {
+    int r = blockIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c < cols) y[c * rows + r] = 2.0f * x[c * rows + r];
+}
+torch::Tensor run(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    int rows = x.size(0), cols = x.size(1);
+    scale_rows<<<dim3((cols + 255) / 256, rows), 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), rows, cols);
+    return y;
+}
+"""
+mod = load_inline(name="s", cpp_sources="torch::Tensor run(torch::Tensor x);", cuda_sources=src, functions=["run"])
+'''
+
+
+def test_cli_predict_on_a_python_solution(fitted, tmp_path, capsys):
+    """`predict solution.py --kernel K`: the CUDA string that defines K, its findings at the .py
+    file's lines; its wrapper's torch::empty_like is no reference call."""
+    from rewardmodel.cli import main
+
+    model = tmp_path / "m.zip"
+    fitted.save(model)
+    py = tmp_path / "solution.py"
+    py.write_text(SOLUTION_PY)
+    args = ["--kernel", "scale_rows", "--grid", "4,1024", "--block", "256", "--arg", "rows=1024", "--arg",
+            "cols=1024", "--model", str(model)]
+    assert main(["predict", str(py), *args, "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["breakdown"]["gates"]["no_reference_call"]["passed"] is True
+    store = next(f for f in out["breakdown"]["findings"] if " GM102 " in f)
+    line, col = map(int, store.split(":")[:2])
+    assert SOLUTION_PY.splitlines()[line - 1][col - 1:].startswith("y[c * rows + r]")
+    assert main(["predict", str(py), *args[:1], "nope", *args[2:]]) == 2
+    assert "kernel 'nope' is in none of its CUDA strings (1 found)" in capsys.readouterr().err
+
+
 def test_cli_target_choices_are_the_surrogates_targets():
     # the CLI lists them by hand (importing the surrogate would slow `--help`): they must not drift
     from rewardmodel.cli import parser

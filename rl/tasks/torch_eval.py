@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rewardmodel.reward import Gate, RewardConfig, Term
+from rewardmodel.reward import TORCH_WRAPPER_NAMES, Gate, RewardConfig, Term
 from rl.records import GatedRecord
 
 from .torch_kind import INIT_SEED, TorchTask
@@ -40,18 +40,6 @@ from .torch_trace import (BuildError, Candidate, CandidateError, GlobalsGuard, T
 __all__ = ["KernelRow", "Timing", "Correctness", "TorchEvaluation", "evaluate_torch", "render_text",
            "cmd_evaluate_torch", "library_calls", "timer_calls"]
 
-# torch:: / at:: names a wrapper may use: types, allocation, options, streams. Anything else
-# (torch::matmul, at::relu, torch::nn::functional ...) does the task for the candidate.
-_TORCH_OK = frozenset({
-    "Tensor", "TensorOptions", "ScalarType", "IntArrayRef", "ArrayRef", "Scalar", "Device", "DeviceType", "Half",
-    "BFloat16", "Layout", "MemoryFormat", "TensorAccessor", "PackedTensorAccessor32", "PackedTensorAccessor64",
-    "GenericPackedTensorAccessor", "RestrictPtrTraits", "DefaultPtrTraits", "TensorArg", "optional", "cuda",
-    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like",
-    "dtype", "device", "kCUDA", "kCPU", "kStrided", "elementSize", "toString", "ceil_div", "OptionalDeviceGuard",
-    "DeviceGuard", "kFloat", "kFloat32", "kFloat16", "kHalf", "kBFloat16", "kDouble", "kFloat64", "kLong", "kInt64",
-    "kInt", "kInt32", "kShort", "kInt16", "kChar", "kInt8", "kByte", "kUInt8", "kBool", "Contiguous",
-    "MemoryFormat", "check_dim", "checkAllSameGPU", "TensorIterator", "native",
-})
 _TORCH_CALL = re.compile(r"\b(?:torch|at)::((?:\w+::)*\w+)")
 _LIBRARY = re.compile(r"\b(cublas\w*|cublasLt\w*|cudnn\w*|cutlass::\w+|thrust::\w+|cub::Device\w*|cusparse\w*|"
                       r"cufft\w*|curand\w*)")
@@ -76,7 +64,7 @@ def library_calls(sources: list[str]) -> list[str]:
         text = _strip(s)
         for m in _TORCH_CALL.finditer(text):
             first = m.group(1).split("::")[0]
-            if first not in _TORCH_OK:
+            if first not in TORCH_WRAPPER_NAMES:     # types, allocation, options, streams
                 found.add(m.group(0))
         found.update(m.group(0) for m in _LIBRARY.finditer(text))
     return sorted(found)

@@ -37,13 +37,19 @@ TORCH_WRAPPER_NAMES = frozenset({
     "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like",
     "dtype", "device", "kCUDA", "kCPU", "kStrided", "elementSize", "toString", "ceil_div", "OptionalDeviceGuard",
     "DeviceGuard", "kFloat", "kFloat32", "kFloat16", "kHalf", "kBFloat16", "kDouble", "kFloat64", "kLong", "kInt64",
-    "kInt", "kInt32", "kShort", "kInt16", "kChar", "kInt8", "kByte", "kUInt8", "kBool", "Contiguous", "check_dim", "checkAllSameGPU", "TensorIterator", "native",
+    "kInt", "kInt32", "kShort", "kInt16", "kChar", "kInt8", "kByte", "kUInt8", "kUInt16", "kUInt32", "kUInt64",
+    "kBool", "Contiguous", "check_dim", "PackedTensorAccessor", "tensor", "scalar_tensor", "from_blob", "checkAllSameGPU", "TensorIterator", "native",
 })
 # Library calls that would do the task for the candidate (torch:: / at:: unless a name above).
 _LIBRARIES = re.compile(r"\b(cublas\w*|cudnn\w*|cutlass::|thrust::|cub::Device\w*|(?:torch|at)::((?:\w+::)*\w+))")
 # A file-scope __device__ variable (writable, lives across launches): `__device__ int done = 0;`
-_DEVICE_VAR = re.compile(r"__device__\s+(?:volatile\s+)?(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:<>]*\s*\**\s*"
-                         r"([A-Za-z_]\w*)\s*(?:\[|=|;)")
+_DEVICE_VAR = re.compile(r"__device__\s+(?:volatile\s+)?(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:<>]*"
+                         r"(?:\s+|\s*\*+\s*)([A-Za-z_]\w*)\s*(?:\[|=|;)")
+# A static variable that can change (`static int calls = 0;`, `static __device__ float cache[64];`): not a
+# const one, a __shared__ one (per block), nor a static function (`static __device__ __forceinline__ float f(`)
+_STATIC_VAR = re.compile(r"\bstatic\s+(?!const\b|constexpr\b|__shared__\b)(?:__device__\s+)?(?:volatile\s+)?"
+                         r"(?!const\b|constexpr\b|__shared__\b|inline\b|__forceinline__\b|__inline__\b)"
+                         r"(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:<>]*(?:\s+|\s*\*+\s*)([A-Za-z_]\w*)\s*(?:\[|=|;)")
 # Substrings without which _TIMERS and _LIBRARIES cannot match (each alternative contains one).
 _TIMER_WORDS = ("clock", "globaltimer", "cudaEvent", "cudaStream", "cudaDeviceSynchronize", "cudaGraph", "cuEvent",
                 "cuStream", "cudaLaunchKernel", "cudaMemcpy", "nanosleep")
@@ -153,7 +159,7 @@ def hacking_gates(program, kernel_name: str, accesses, reference_names=()) -> di
     persistent += _DEVICE_VAR.findall(text)      # the parser records arrays only; scalars too
     if "static" in text:   # each pattern below is tried only where its literal part occurs (a scan from
         # every position, which their leading \b forces, costs ~40 us on a 3 KB kernel): the same matches
-        persistent += re.findall(r"\bstatic\s+(?:__device__\s+)?(?:volatile\s+)?[A-Za-z_][\w:<>]*\s+([A-Za-z_]\w*)", text)
+        persistent += _STATIC_VAR.findall(text)
     used = [n for n in persistent if re.search(rf"\b{re.escape(n)}\b", _kernel_text(program, kernel_name))]
     gates["work_every_call"] = (Gate(False, f"keeps state between launches in {', '.join(sorted(set(used)))}: "
                                             "results may be cached across calls")

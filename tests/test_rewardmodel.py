@@ -241,6 +241,25 @@ __global__ void k(const float* x, float* y, int n) {
     assert "computed" in br.gates["work_every_call"].detail
 
 
+def test_static_constants_and_functions_keep_no_state():
+    """`static const int kNT = 128;` and `static __device__ __forceinline__ float f(...)` (public
+    solutions write both) read as a variable named `int` / `float` that the kernel uses: the
+    work-every-call gate failed. A static variable that can change still fails it."""
+    src = """
+static const int kNT = 128;
+static __device__ __forceinline__ float twice(float v) { return 2.0f * v; }
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * kNT + threadIdx.x;
+    if (i < n) y[i] = twice(x[i]);
+}
+"""
+    assert _gates(src).gates["work_every_call"].passed is True
+    counted = src.replace("static const int kNT = 128;", "static const int kNT = 128;\nstatic __device__ unsigned long long calls;")
+    counted = counted.replace("if (i < n)", "if (i == 0) calls++;\n    if (i < n)")
+    gate = _gates(counted).gates["work_every_call"]
+    assert gate.passed is False and "calls" in gate.detail
+
+
 def test_calling_the_reference_fails():
     src = """
 __global__ void reference_scale(const float* x, float* y, int n);
@@ -271,6 +290,10 @@ torch::Tensor run(torch::Tensor x) {
 }
 """
     assert _gates(wrapper).gates["no_reference_call"].passed is True
+    shapes = wrapper.replace("return y;", "auto acc = y.packed_accessor32<float, 1, torch::RestrictPtrTraits>();\n"
+                             "    auto s = torch::scalar_tensor(0.f, x.options()); auto t = torch::tensor({1, 2});\n"
+                             "    torch::PackedTensorAccessor<float, 1> a2 = acc; (void)torch::kUInt32;\n    return y;")
+    assert _gates(shapes).gates["no_reference_call"].passed is True
     computes = wrapper.replace("return y;", "return at::relu(torch::matmul(y, y));")
     gate = _gates(computes).gates["no_reference_call"]
     assert gate.passed is False and gate.detail == "calls at::relu, torch::matmul"

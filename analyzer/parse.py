@@ -350,6 +350,9 @@ _BLANK_CALLS = re.compile(rb"\b(?:__align__|__maxnreg__|__launch_bounds_ex__|__c
 # they wrap it (`if (i >= n) [[unlikely]] return;` was no early exit to the bounds check)
 _STD_ATTRIBUTE = re.compile(rb"\[\[[^\[\]\n]*\]\]")
 _MAXNREG = re.compile(rb"\b__maxnreg__\s*\(([^()]*)\)")
+# `#define MAXREG(n) __maxnreg__(n)`, `#define KERNEL_REGS __maxnreg__(64)`: the cap behind a macro
+_MAXNREG_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:\(([ \t]*\w*[ \t]*)\))?[ \t]+"
+                            rb"__maxnreg__\s*\(([^()\n]*)\)[ \t]*$", re.M)
 # `__global__ void __no_cluster__ k(...)` (CUDA 12.8): unknown, the word reads as the kernel's name
 _BLANK_WORDS = re.compile(rb"\b__no_cluster__\b")
 _PRAGMA_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]*PRAGMA[A-Z0-9_]*(?:\s*\([^()\n]*\))?)[ \t]*$|\b([A-Z][A-Z0-9_]*_PRAGMA_UNROLL[A-Z0-9_]*)\b", re.M)
@@ -1690,11 +1693,29 @@ class _Builder:
     def _max_registers(self, node, declarator, tparams: dict[str, int | None]) -> int | None:
         """`__maxnreg__(n)` before the kernel's name (the pre-pass blanked it: read as written)."""
         begin = _original_offset(self.shifts, node.start_byte)
-        m = _MAXNREG.search(self.original, begin, _original_offset(self.shifts, declarator.start_byte))
-        if m is None:
-            return None
+        end = _original_offset(self.shifts, declarator.start_byte)
+        m = _MAXNREG.search(self.original, begin, end)
+        if m is not None:
+            value = m.group(1)
+        else:
+            value = self._maxnreg_macro(begin, end)
+            if value is None:
+                return None
         known = {**self.constants, **{k: v for k, v in tparams.items() if v is not None}}
-        return count(eval_constant(m.group(1).decode("utf-8", "replace"), known), 1, 255)
+        return count(eval_constant(value.decode("utf-8", "replace"), known), 1, 255)
+
+    def _maxnreg_macro(self, begin: int, end: int) -> bytes | None:
+        """The cap of a `__maxnreg__` macro used between `begin` and `end` of the original text: its
+        body's argument, the use's argument in place of the macro's parameter."""
+        for d in _MAXNREG_MACRO.finditer(self.original):
+            name, param, arg = d.group(1), (d.group(2) or b"").strip(), d.group(3).strip()
+            if param:
+                use = re.compile(rb"\b" + re.escape(name) + rb"\s*\(([^()]*)\)").search(self.original, begin, end)
+                if use is not None:
+                    return use.group(1).strip() if arg == param else arg
+            elif re.compile(rb"\b" + re.escape(name) + rb"\b").search(self.original, begin, end):
+                return arg
+        return None
 
     def _kind_from_macros(self, node, kind: str) -> str:
         """A qualifier macro that the pre-pass blanked sits just before the definition."""

@@ -87,3 +87,13 @@ def test_maxnreg_caps_the_estimate():
     assert p.function("capped").max_registers == 40
     assert estimate_registers(p, p.function("capped")).registers == 40
     assert p.function("free_tile").max_registers is None
+
+
+def test_maxnreg_behind_a_macro():
+    """`#define MAXREG(n) __maxnreg__(n)` / `#define REGS __maxnreg__(40)`: the cap is read through
+    the macro (the kernel was found, its cap was not)."""
+    p = parse("#define MAXREG(n) __maxnreg__(n)\n#define REGS40 __maxnreg__(40)\n#define CAP 48\n"
+              "__global__ void MAXREG(CAP) a(float* y) { y[threadIdx.x] = 1.f; }\n"
+              "__global__ void REGS40 b(float* y) { y[threadIdx.x] = 1.f; }\n"
+              "__global__ void c(float* y) { y[threadIdx.x] = 1.f; }\n")
+    assert [(f.name, f.max_registers) for f in p.functions] == [("a", 48), ("b", 40), ("c", None)]

@@ -304,7 +304,6 @@ def _holds_kernel(node: ast.AST) -> bool:
 
 # ------------------------------------------------------------------ text that is not Python
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n`]*$")
 _PYTHON_FENCES = {"python", "py", "python3", "py3"}
 _AT_LINE = re.compile(r"at line (\d+)")
 
@@ -340,8 +339,11 @@ def extract_fenced(text: str) -> Extraction:
     """The CUDA of a model's reply (markdown, a .txt of a completion): its ```python blocks read as
     Python (`extract_module`), its ```cuda / ```cpp / ```c++ blocks and unlabelled blocks holding a
     `__global__` kernel as CUDA, each at the reply's lines. Empty where no block holds a kernel."""
+    from .fences import blocks
+
     got = Extraction()
-    for lang, first_line, body in _fenced_blocks(text):
+    for block in blocks(text.replace("\r\n", "\n")):
+        lang, first_line, body = block.lang, block.line, block.text
         if lang in _PYTHON_FENCES or not lang:
             try:
                 inner = extract_module(body)
@@ -362,24 +364,3 @@ def extract_fenced(text: str) -> Extraction:
     if got.embedded:
         got.notes.insert(0, (0, "markdown code blocks (a model's reply?): linted the CUDA inside them"))
     return got
-
-
-def _fenced_blocks(text: str) -> list[tuple[str, int, str]]:
-    """Markdown code blocks: (language, 1-based line of the block's first line, text). A block left
-    open runs to the end (a reply cut off)."""
-    blocks = []
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        m = _FENCE.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        fence, lang = m.group(1), m.group(2).lower()
-        j = i + 1
-        while j < len(lines) and not (lines[j].strip().startswith(fence[0] * len(fence)) and
-                                      lines[j].strip().strip(fence[0]) == ""):
-            j += 1
-        blocks.append((lang, i + 2, "\n".join(lines[i + 1:j]) + "\n"))
-        i = j + 1
-    return blocks

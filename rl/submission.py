@@ -42,6 +42,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
+from analyzer.fences import blocks as fenced_blocks
 from analyzer.models import ARCHS, DEFAULT_ARCH
 from corpus.families.base import Buffer, Sample, Scalar, cdiv
 
@@ -58,38 +59,7 @@ class SubmissionError(ValueError):
 # ------------------------------------------------------------------ code blocks
 
 _CODE_LANGS = {"cuda", "cu", "cpp", "c++", "cxx", "c"}
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^`\n]*$")
-# a model may open a fence at the end of a prose line ("Here it is: ```cuda"): accepted for code languages
-_INLINE_OPEN = re.compile(r"(`{3,})(cuda|cu|cpp|c\+\+|cxx|c)[ \t]*$", re.I)
 _THINK = re.compile(r"<think>.*?(</think>|\Z)", re.S | re.I)
-
-
-@dataclass(frozen=True)
-class _Block:
-    lang: str
-    text: str
-    closed: bool
-
-
-def _blocks(text: str) -> list[_Block]:
-    """Fenced blocks in order. A closing fence uses the opening's character, at least as long."""
-    out: list[_Block] = []
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        m = _FENCE.match(lines[i]) or _INLINE_OPEN.search(lines[i])
-        if not m:
-            i += 1
-            continue
-        fence, lang = m.group(1), m.group(2).lower()
-        close = re.compile(r"^[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$")
-        j = i + 1
-        while j < len(lines) and not close.match(lines[j]):
-            j += 1
-        body = "\n".join(lines[i + 1:j])
-        out.append(_Block(lang, body + "\n" if j < len(lines) else body, j < len(lines)))
-        i = j + 1
-    return out
 
 
 def extract_code(text: str) -> str:
@@ -97,7 +67,7 @@ def extract_code(text: str) -> str:
     unlabelled block that holds a `__global__`, else the whole reply if it has no fences and holds
     a `__global__`. Reasoning inside <think>...</think> is skipped."""
     text = _THINK.sub("", text.replace("\r\n", "\n"))
-    blocks = _blocks(text)
+    blocks = fenced_blocks(text)
     code = [b for b in blocks if b.lang in _CODE_LANGS]
     if not code:
         code = [b for b in blocks if not b.lang and "__global__" in b.text]

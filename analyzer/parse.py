@@ -1325,6 +1325,8 @@ class _Builder:
         self.original = original
         self.shifts = shifts
         self.has_maxnreg = b"__maxnreg__" in original
+        # the launch APIs' words the file holds (nearly always none): looked for in its parts only then
+        self.api_words = tuple(w for w in (b"cudaLaunch", b"hipLaunch") if w in src)
         self.path = path
         self.qualifier_macros = qualifier_macros
         self.constants: dict[str, int | float] = {}
@@ -1382,7 +1384,7 @@ class _Builder:
                 # skip bodies without `<<<` or a launch API rather than walk every node of every kernel.
                 body = node.child_by_field_id(FIELD.body)
                 text = self.src[body.start_byte:body.end_byte] if body is not None else b""
-                if b"<<<" in text or b"cudaLaunch" in text or b"hipLaunch" in text:
+                if b"<<<" in text or self.api_words and any(w in text for w in self.api_words):
                     stack.append(((dict(self.launch_consts), dict(self.dim3_vars), set(self.first_pass)), None, ""))
                     stack.append((body, _HOST_BODY, t))
             elif t == "declaration":
@@ -1433,11 +1435,10 @@ class _Builder:
         driver's loops and copies around its launches are left unwalked."""
         if tparams is not _HOST_BODY:
             return [(c, tparams, t) for c in reversed(node.children)]
-        src = self.src
+        src, api_words = self.src, self.api_words
         return [(c, tparams, t) for c in reversed(node.children)
                 if c.type in _HOST_KEEP or c.has_error or src.find(b"<<<", c.start_byte, c.end_byte) >= 0
-                or src.find(b"cudaLaunch", c.start_byte, c.end_byte) >= 0
-                or src.find(b"hipLaunch", c.start_byte, c.end_byte) >= 0]
+                or api_words and any(src.find(w, c.start_byte, c.end_byte) >= 0 for w in api_words)]
 
     _COMPLETE = {"function_definition", "declaration", "template_declaration", "preproc_def", "preproc_include",
                  "preproc_function_def", "preproc_call", "comment", "struct_specifier", "namespace_definition",
@@ -1573,8 +1574,7 @@ class _Builder:
                         if v is not None:
                             self.constants[self.text(inner)] = v
                     elif not file_scope and (self.src.find(b"<<<", node.end_byte) >= 0
-                                             or self.src.find(b"cudaLaunch", node.end_byte) >= 0
-                                             or self.src.find(b"hipLaunch", node.end_byte) >= 0):
+                                             or any(self.src.find(w, node.end_byte) >= 0 for w in self.api_words)):
                         self._launch_constant(self.text(inner), value, "const" in quals or "constexpr" in quals)
                 decl = inner
             space = "shared" if "__shared__" in quals else "constant" if "__constant__" in quals else (

@@ -181,6 +181,8 @@ def _lint_file(job: FileJob) -> FileOutcome:
         try:
             found = extract_module(text)
         except SyntaxError as exc:
+            if not job.named:   # a broken Python file with no kernel in it, met while looking: not ours to judge
+                return FileOutcome(FileResult(display))
             return FileOutcome(error=InputError(display, f"Python does not parse: {exc.msg} (line {exc.lineno})"))
     elif path.suffix.lower() in REPLY_SUFFIXES:
         found = extract_fenced(text)
@@ -349,7 +351,9 @@ def lint_command(ns: argparse.Namespace) -> int:
     files, errors = collect(ns.paths, cfg, ns.python)
     given = {Path(p) for p in ns.paths}
     configured = config_launches(cfg)
-    jobs = [FileJob(path, tuple(chosen), cfg, settings, spec if use_spec else None, ns.max_file_size, path in given,
+    # a .py file is "named" (no CUDA in it: say so) unless --python asked to look through Python files
+    jobs = [FileJob(path, tuple(chosen), cfg, settings, spec if use_spec else None, ns.max_file_size,
+                    path in given and not (ns.python and path.suffix == ".py"),
                     configured) for path in files]
     if ns.write_baseline and (ns.fix or ns.diff):
         raise UsageError("--write-baseline accepts the findings as they are: not with --fix or --diff")
@@ -460,7 +464,8 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--min-occupancy", type=float, help="OC601 threshold (default 0.25)")
     lint.add_argument("--config", help="config file (default: nearest .cudaperf.toml or pyproject.toml [tool.cudaperf])")
     lint.add_argument("--isolated", action="store_true", help="ignore config files")
-    lint.add_argument("--python", action="store_true", help="also scan *.py files in directories for inline CUDA")
+    lint.add_argument("--python", action="store_true", help="also scan *.py files in directories for inline CUDA "
+                      "(and say nothing of a .py file, named or found, that holds none: the pre-commit hook for Python)")
     lint.add_argument("--show-estimates", action="store_true", help="print each kernel's estimates (text format)")
     lint.add_argument("--statistics", action="store_true", help="count findings per rule")
     lint.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")

@@ -54,3 +54,17 @@ def test_pre_commit_try_repo(tmp_path):
     proc = subprocess.run(["pre-commit", "try-repo", str(ROOT), "cudaperf-lint", "--all-files"], cwd=repo, env=env,
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+    # the hook for CUDA in Python: a load_inline solution's kernel is linted at the .py file's lines;
+    # Python files without CUDA (and one that does not parse) pass quietly
+    (repo / "solution.py").write_text(f'from torch.utils.cpp_extension import load_inline\nsrc = """\n{BAD}"""\n'
+                                      'mod = load_inline(name="t", cpp_sources="", cuda_sources=src)\n')
+    (repo / "util.py").write_text("def helper():\n    return 1\n")
+    (repo / "old.py").write_text('print "python 2"\n')
+    _git(repo, "add", ".")
+    proc = subprocess.run(["pre-commit", "try-repo", str(ROOT), "cudaperf-lint-python", "--all-files"], cwd=repo,
+                          env=env, capture_output=True, text=True, timeout=900)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert "solution.py:6:23: GM102" in out
+    assert "util.py" not in out and "old.py" not in out

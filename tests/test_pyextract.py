@@ -249,3 +249,22 @@ def test_lint_of_a_reply_saved_as_markdown_or_text(tmp_path, capsys):
     code = main(["lint", "--isolated", "--select", "GM102", str(tmp_path / "plain.txt")])
     out, _ = capsys.readouterr()
     assert code == 1 and "plain.txt:1:31: GM102" in out
+
+
+def test_python_flag_says_nothing_of_python_files_without_cuda(tmp_path, capsys):
+    """`lint --python a.py b.py` (the pre-commit hook for Python): a file with no CUDA, or Python that
+    does not parse and holds no kernel, is passed quietly; named without --python it is a note / an
+    error as before."""
+    from analyzer.cli import main
+
+    (tmp_path / "plain.py").write_text("x = 1\n")
+    (tmp_path / "broken.py").write_text("def (:\n")
+    (tmp_path / "solution.py").write_text(STRIDED_REPLY.split("```python\n")[1].split("```")[0])
+    files = [str(tmp_path / n) for n in ("plain.py", "broken.py", "solution.py")]
+    code = main(["lint", "--isolated", "--python", "--select", "GM102", *files])
+    out, err = capsys.readouterr()
+    assert code == 1 and "solution.py:5:16: GM102" in out
+    assert "plain.py" not in err and "broken.py" not in err and "plain.py" not in out
+    code = main(["lint", "--isolated", *files[:2]])
+    out, err = capsys.readouterr()
+    assert code == 2 and "plain.py: note: no CUDA found" in err and "broken.py: error: Python does not parse" in err

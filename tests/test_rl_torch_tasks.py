@@ -550,3 +550,18 @@ def test_prebuild_reports_each_candidate_in_parallel(tmp_path, capsys):
     assert any(l.startswith("built ") and "hack_no_kernel.py" in l and "nothing to build" in l for l in out)
     assert any(l.startswith("FAILED") and "bad.py:2: Python does not parse" in l for l in out)
     assert main([str(tmp_path / "missing.py")]) == 2
+
+
+def test_findings_of_a_kernel_passed_through_a_wrapper_get_python_lines(tmp_path):
+    """A solution that hands its CUDA to load_inline through a helper function (`build(src)`): its
+    units still map to the .py file's lines, as `lint solution.py` reads them (before, only strings
+    given to load_inline directly did, and findings read `<cuda_sources 0>`)."""
+    from rl.tasks.torch_eval import _positions, _where
+
+    kernel = "__global__ void k(float* y) { y[threadIdx.x * 32] = 0.f; }\n"
+    path = tmp_path / "solution.py"
+    path.write_text('from torch.utils.cpp_extension import load_inline\n\n'
+                    'def build(src):\n    return load_inline(name="k", cpp_sources="", cuda_sources=[src])\n\n'
+                    f'KERNEL = """\n{kernel}"""\nmod = build(KERNEL)\n')
+    pos = _positions(path, [CudaUnit.of(0, "\n" + kernel)])
+    assert _where(path, pos, 0, 2, 31) == f"{path}:7:31"

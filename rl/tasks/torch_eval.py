@@ -205,10 +205,10 @@ def _reference_gate(trace: Trace, ref_ops: list[str]) -> Gate:
 
 def _positions(path: Path, units: list[CudaUnit]) -> dict[int, Any]:
     """unit index -> pyextract.Embedded with the same text (for Python positions), where found."""
-    from analyzer.pyextract import extract
+    from analyzer.pyextract import extract_module
 
-    try:
-        embedded = extract(path.read_text(encoding="utf-8"))
+    try:     # every string holding a kernel (a wrapper's argument too), as `lint solution.py` reads them
+        embedded = extract_module(path.read_text(encoding="utf-8")).embedded
     except (SyntaxError, OSError, UnicodeDecodeError):
         return {}
     out = {}

@@ -301,11 +301,11 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     else:
         gates["compile"] = Gate(None, "not checked (compile=False)")
     notes = list(feat.unresolved)
-    fits = _fits(ctx)
-    if fits is not None and ctx.resources.measured or fits is not None and ctx.occupancy.limiter == "shared memory":
-        gates["launch"] = Gate(False, fits)
-    elif fits is not None:     # from the static register estimate: likely, not known
-        notes.append(f"{fits} by the static register estimate; ptxas would tell")
+    fit = ctx.launch_fit
+    if fit == "fails":
+        gates["launch"] = Gate(False, _no_block_fits(ctx))
+    elif fit == "would fail":     # from the static register estimate: likely, not known
+        notes.append(f"{_no_block_fits(ctx)} by the static register estimate; ptxas would tell")
     if measurement is not None:
         measured_gates(gates, measurement)
     else:
@@ -328,13 +328,10 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     return br, feat, pred
 
 
-def _fits(ctx) -> str | None:
-    """Why no block of the launch fits on an SM (registers or shared memory over the SM's), so that
-    the launch fails with 'too many resources requested'; None where one fits."""
-    occ = ctx.occupancy
-    if occ.blocks_per_sm or occ.limiter not in ("registers", "shared memory"):
-        return None
-    if occ.limiter == "registers":
+def _no_block_fits(ctx) -> str:
+    """Why no block of the launch fits on an SM (`ctx.launch_fit`: registers or shared memory over the
+    SM's), so that the launch fails with 'too many resources requested'."""
+    if ctx.occupancy.limiter == "registers":
         return (f"no block of {ctx.launch.threads} threads of {ctx.resources.registers} registers fits on an SM: "
                 "the launch fails")
     return (f"no block with {ctx.static_shared_bytes + ctx.launch_smem:,} B of shared memory fits on an SM: "

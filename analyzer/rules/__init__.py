@@ -186,6 +186,16 @@ class KernelContext:
         dynamic = self.launch_smem
         return models.occupancy(self.arch, self.launch.threads, self.resources.registers, smem + dynamic)
 
+    @property
+    def launch_fit(self) -> str:
+        """"fits"; "fails" where no block of the launch fits on an SM for its shared memory or ptxas's
+        registers (the launch fails: too many resources requested); "would fail" where the static
+        register estimate says so (ptxas may allocate fewer)."""
+        occ = self.occupancy
+        if occ.blocks_per_sm or occ.limiter not in ("registers", "shared memory") or self.launch.threads <= 0:
+            return "fits"
+        return "fails" if self.resources.measured or occ.limiter == "shared memory" else "would fail"
+
     def finding(self, rule: "Rule", line: int, col: int, message: str, fix: tuple = (), **estimate) -> Finding:
         return Finding(rule.code, rule.name, rule.severity, message, self.program.path, line, col, self.kernel.name,
                        estimate, fix)

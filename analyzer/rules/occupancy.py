@@ -39,9 +39,9 @@ def low_occupancy(ctx: KernelContext, r):
     how = "ptxas" if ctx.resources.measured else "estimated; run with --ptxas for the real count"
     smem = ctx.static_shared_bytes + ctx.launch_smem
     threads = ctx.launch.threads
-    if occ.blocks_per_sm == 0 and occ.limiter in ("registers", "shared memory") and threads > 0:
+    fails = ctx.launch_fit
+    if fails != "fits":
         # no block fits at all: the launch itself fails, which is the news, not the occupancy
-        fails = "fails" if ctx.resources.measured or occ.limiter == "shared memory" else "would fail"
         a = ctx.arch
         if occ.limiter == "registers" and regs > a.max_regs_per_thread:
             need = f"{regs} registers a thread ({how}), more than the {a.max_regs_per_thread} a thread can have"

@@ -38,18 +38,19 @@ TORCH_WRAPPER_NAMES = frozenset({
     "dtype", "device", "kCUDA", "kCPU", "kStrided", "elementSize", "toString", "ceil_div", "OptionalDeviceGuard",
     "DeviceGuard", "kFloat", "kFloat32", "kFloat16", "kHalf", "kBFloat16", "kDouble", "kFloat64", "kLong", "kInt64",
     "kInt", "kInt32", "kShort", "kInt16", "kChar", "kInt8", "kByte", "kUInt8", "kUInt16", "kUInt32", "kUInt64",
-    "kBool", "Contiguous", "check_dim", "PackedTensorAccessor", "tensor", "scalar_tensor", "from_blob", "checkAllSameGPU", "TensorIterator", "native",
+    "kBool", "Contiguous", "check_dim", "PackedTensorAccessor", "tensor", "scalar_tensor", "from_blob",
+    "checkAllSameGPU", "TensorIterator", "native",
 })
 # Library calls that would do the task for the candidate (torch:: / at:: unless a name above).
 _LIBRARIES = re.compile(r"\b(cublas\w*|cudnn\w*|cutlass::|thrust::|cub::Device\w*|(?:torch|at)::((?:\w+::)*\w+))")
+# a variable's type and name up to its `[`, `=` or `;` (`unsigned long long hits;`, `float *p = 0;`): the name
+_VARIABLE = r"(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:<>]*(?:\s+|\s*\*+\s*)([A-Za-z_]\w*)\s*(?:\[|=|;)"
 # A file-scope __device__ variable (writable, lives across launches): `__device__ int done = 0;`
-_DEVICE_VAR = re.compile(r"__device__\s+(?:volatile\s+)?(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:<>]*"
-                         r"(?:\s+|\s*\*+\s*)([A-Za-z_]\w*)\s*(?:\[|=|;)")
+_DEVICE_VAR = re.compile(r"__device__\s+(?:volatile\s+)?" + _VARIABLE)
 # A static variable that can change (`static int calls = 0;`, `static __device__ float cache[64];`): not a
 # const one, a __shared__ one (per block), nor a static function (`static __device__ __forceinline__ float f(`)
 _STATIC_VAR = re.compile(r"\bstatic\s+(?!const\b|constexpr\b|__shared__\b)(?:__device__\s+)?(?:volatile\s+)?"
-                         r"(?!const\b|constexpr\b|__shared__\b|inline\b|__forceinline__\b|__inline__\b)"
-                         r"(?:unsigned\s+|signed\s+|long\s+)*[A-Za-z_][\w:<>]*(?:\s+|\s*\*+\s*)([A-Za-z_]\w*)\s*(?:\[|=|;)")
+                         r"(?!const\b|constexpr\b|__shared__\b|inline\b|__forceinline__\b|__inline__\b)" + _VARIABLE)
 # Substrings without which _TIMERS and _LIBRARIES cannot match (each alternative contains one).
 _TIMER_WORDS = ("clock", "globaltimer", "cudaEvent", "cudaStream", "cudaDeviceSynchronize", "cudaGraph", "cuEvent",
                 "cuStream", "cudaLaunchKernel", "cudaMemcpy", "nanosleep")

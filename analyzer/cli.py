@@ -27,8 +27,6 @@ if TYPE_CHECKING:       # the lint machinery is imported when a lint runs, not a
     from .lint import FileResult, LaunchSpec, LintSettings
 
 CUDA_SUFFIXES = {".cu", ".cuh"}
-# a model's reply saved as text: its fenced code blocks are linted (a .txt without fences is read as CUDA)
-REPLY_SUFFIXES = {".md", ".markdown", ".txt"}
 SEVERITY_RANK = {s: i for i, s in enumerate(FAIL_ON)}    # error 0, warning 1, info 2
 DEFAULT_MAX_BYTES = 8 << 20
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -161,7 +159,7 @@ def lint_file(job: FileJob) -> FileOutcome:
 
 def _lint_file(job: FileJob) -> FileOutcome:
     from .lint import FileResult, lint_source
-    from .pyextract import extract_fenced, extract_module
+    from .pyextract import extract_file
 
     path = job.path
     text, err = read(path, job.max_bytes)
@@ -176,21 +174,15 @@ def _lint_file(job: FileJob) -> FileOutcome:
     extra_ignores = job.cfg.ignores_for(path)
     per_file = {c: registry[c] for c in job.codes
                 if not any(c.startswith(p.upper()) for p in extra_ignores)}
-    found = None
-    if path.suffix == ".py":
-        try:
-            found = extract_module(text)
-        except SyntaxError as exc:
-            if not job.named:   # a broken Python file with no kernel in it, met while looking: not ours to judge
-                return FileOutcome(FileResult(display))
-            return FileOutcome(error=InputError(display, f"Python does not parse: {exc.msg} (line {exc.lineno})"))
-    elif path.suffix.lower() in REPLY_SUFFIXES:
-        found = extract_fenced(text)
-        if not found.embedded and path.suffix.lower() != ".txt":
-            return FileOutcome(FileResult(display), notes=[
-                f"{display}: note: no code block holding a __global__ kernel (```cuda, ```cpp, ```python...)"])
-        if not found.embedded:
-            found = None    # a .txt of plain CUDA
+    try:
+        found = extract_file(path.name, text)     # a .py file's strings, a reply's code blocks; None: CUDA
+    except SyntaxError as exc:
+        if not job.named:   # a broken Python file with no kernel in it, met while looking: not ours to judge
+            return FileOutcome(FileResult(display))
+        return FileOutcome(error=InputError(display, f"Python does not parse: {exc.msg} (line {exc.lineno})"))
+    if found is not None and not found.embedded and path.suffix != ".py":
+        return FileOutcome(FileResult(display), notes=[
+            f"{display}: note: no code block holding a __global__ kernel (```cuda, ```cpp, ```python...)"])
     if found is not None:
         embedded, skipped = found.embedded, found.skipped
         merged = FileResult(display)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import re
 import tokenize
 from dataclasses import dataclass, field, replace
 
-_CUDA_KEYWORDS = {"cuda_sources": "load_inline", "code": "RawKernel/RawModule"}
 _LINE_REF = re.compile(r"\b(line|lines)\s+(\d+)(?:-(\d+))?\b")     # `line 24`, `lines 141-150`
 _CALLS = {"load_inline", "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel", "SourceModule",
           "DynamicSourceModule"}
@@ -333,6 +333,23 @@ def _unparsed(text: str, exc: SyntaxError) -> Extraction:
     if not found:
         raise exc
     return Extraction(found, [], [(0, f"{where}: linted the CUDA in its string literals")])
+
+
+# a model's reply saved as text: its fenced code blocks (a .txt without fences is plain CUDA)
+REPLY_SUFFIXES = (".md", ".markdown", ".txt")
+
+
+def extract_file(name: str, text: str) -> Extraction | None:
+    """The CUDA a file carries, by its kind: a .py file's strings (`extract_module`: SyntaxError where
+    Python does not parse and holds no kernel), a reply's code blocks (.md, .markdown, .txt); None
+    for a file that is CUDA as it is (.cu, .cuh, a .txt without a kernel block)."""
+    suffix = os.path.splitext(name)[1]
+    if suffix == ".py":
+        return extract_module(text)
+    if suffix.lower() in REPLY_SUFFIXES:
+        found = extract_fenced(text)
+        return found if found.embedded or suffix.lower() != ".txt" else None
+    return None
 
 
 def extract_fenced(text: str) -> Extraction:

@@ -173,33 +173,25 @@ def cmd_predict(ns) -> int:
     return 0
 
 
-_REPLY_SUFFIXES = (".md", ".markdown", ".txt")
-
-
 def cuda_of(path: str, text: str, kernel: str):
     """(CUDA source, where it sits in the file) for the kernel: a .cu file is its own source (None);
     a .py file's CUDA string (load_inline, CuPy, PyCUDA, any string holding a kernel) or a reply's
     fenced code block (.md, .txt) is the one that defines `kernel`. ValueError where none does."""
-    from analyzer.pyextract import extract_fenced, extract_module
+    from analyzer.pyextract import extract_file
 
-    suffix = Path(path).suffix.lower()
-    if suffix == ".py":
-        try:
-            found = extract_module(text).embedded
-        except SyntaxError as exc:
-            raise ValueError(f"Python does not parse: {exc.msg} (line {exc.lineno})") from None
-    elif suffix in _REPLY_SUFFIXES:
-        found = extract_fenced(text).embedded
-        if not found and suffix == ".txt":
-            return text, None
-    else:
+    try:
+        got = extract_file(path, text)
+    except SyntaxError as exc:
+        raise ValueError(f"Python does not parse: {exc.msg} (line {exc.lineno})") from None
+    if got is None:
         return text, None
+    found = got.embedded
     base = re.escape(kernel.split("<")[0].strip())
     defines = re.compile(rf"\b{base}\s*(?:<[^;{{]*>\s*)?\(")
     for emb in found:
         if "__global__" in emb.source and defines.search(emb.source):
             return emb.source, emb
-    where = "CUDA strings" if suffix == ".py" else "code blocks"
+    where = "CUDA strings" if path.endswith(".py") else "code blocks"
     if not found:
         raise ValueError(f"no CUDA found in its {where}")
     raise ValueError(f"kernel {kernel!r} is in none of its {where} ({len(found)} found)")

@@ -103,9 +103,9 @@ def _launched_kernel(node):
         elif t == "call_expression":            # reinterpret_cast<const void*>(k)
             fn = node.child_by_field_id(FIELD.function)
             cast = fn.child_by_field_id(FIELD.name) if fn is not None and fn.type == "template_function" else None
-            if fn is not None and fn.type == "identifier" and fn.text == b"HIP_KERNEL_NAME":
-                cast = fn   # hipLaunchKernelGGL(HIP_KERNEL_NAME(k<a, b>), ...): the kernel inside
-            if cast is None or not cast.text.endswith((b"_cast", b"HIP_KERNEL_NAME")):
+            # hipLaunchKernelGGL(HIP_KERNEL_NAME(k<a, b>), ...): the kernel inside, as in a cast
+            hip_name = fn is not None and fn.type == "identifier" and fn.text == b"HIP_KERNEL_NAME"
+            if not hip_name and (cast is None or not cast.text.endswith(b"_cast")):
                 return None
             inner = code_children(node.child_by_field_id(FIELD.arguments))
             node = inner[0] if len(inner) == 1 else None

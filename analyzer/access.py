@@ -60,6 +60,8 @@ _PTX_BARRIER = re.compile(r"\b(bar\.warp\.sync|mbarrier\.(?:try_wait|test_wait)|
 _CVTA_SHARED = ("__cvta_generic_to_shared", "cvta_to_shared_u32", "__cvta_generic_to_shared_u32")
 # arithmetic a floating literal may sit in; numbers alone in it (`1.0 / 3`) are folded by the compiler
 _CONSTANT_ARITHMETIC = frozenset(("binary_expression", "parenthesized_expression", "unary_expression"))
+# lists whose elements are values each: a literal alone in one is converted, not computed with
+_VALUE_LISTS = frozenset(("argument_list", "initializer_list"))
 _NUMBER_IN = re.compile(r"(?<![\w.])(?:\d[\w.]*|\.\d[\w.]*)")
 # An unsuffixed floating literal (a double): `1.0`, `.5`, `2.`, `1e-3`; not `1.0f`
 _DOUBLE_LITERAL = re.compile(r"(?<![\w.])(?:\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)(?![\w.])")
@@ -267,6 +269,7 @@ class Branch:
     loops: tuple[Loop, ...]
     guards: tuple[Expr, ...]
     text: str
+    end_line: int = 0     # the if statement's last line (its else branch's too)
 
 
 @fast_init
@@ -1151,7 +1154,7 @@ class _Walker:
         mark, recorded = self.breaks, len(self.out.accesses)
         line, col = st.start_point[0] + 1, st.start_point[1] + 1
         self.out.branches.append(Branch(cond, line, col, self._tuple(self.loops), self._tuple(self.guards),
-                                        self.text(cond_node) if cond_node is not None else ""))
+                                        self.text(cond_node) if cond_node is not None else "", st.end_point[0] + 1))
         then = st.child_by_field_id(F_CONSEQUENCE)
         alt = st.child_by_field_id(F_ALTERNATIVE)
         before = dict(self.env)
@@ -1244,6 +1247,18 @@ class _Walker:
                 # is the loop's, the others are variables of the loop like any (the update carries them)
                 cond_first = st.child_by_field_id(F_CONDITION)
                 compared = self._compared(cond_first) if len(decls) > 1 and cond_first is not None else None
+                if len(decls) > 1 and compared is None:
+                    # `for (int k = 0, cnt = 0; k < n && cnt < m; ++k)`: no one compared variable;
+                    # the loop's is the one the update moves (else the first declared)
+                    names = [self.text(d.child_by_field_id(F_DECLARATOR)) for d in decls
+                             if d.child_by_field_id(F_DECLARATOR) is not None]
+                    update_first = st.child_by_field_id(F_UPDATE)
+                    moved = self.assigned_names(update_first) if update_first is not None else {}
+                    compared = names[0] if names else None
+                    for n in names:     # a loop, not a generator: Cython compiles no closure in a cpdef method
+                        if n in moved:
+                            compared = n
+                            break
                 for decl in decls:
                     name_node = decl.child_by_field_id(F_DECLARATOR)
                     value = decl.child_by_field_id(F_VALUE)
@@ -1848,8 +1863,11 @@ class _Walker:
                             not _NAME_IN.search(_NUMBER_IN.sub("", self.text(parent))):
                         top, parent = parent, parent.parent
                     folded = top is not node and (parent is None or _KINDS[parent.kind_id] not in _CONSTANT_ARITHMETIC)
+                    # a value passed as it is (`vec3 c(a + 1.0f, 0.2, a)`, `{0.5, x * 2}`) sits in no
+                    # arithmetic, whatever its neighbours do: its context is itself
+                    alone = parent is None or (top is node and _KINDS[parent.kind_id] in _VALUE_LISTS)
                     self.out.float_literals.append(FloatLiteral(raw, node.start_point[0] + 1, node.start_point[1] + 1,
-                                                                self.text(parent) if parent is not None else raw, folded,
+                                                                raw if alone else self.text(parent), folded,
                                                                 not folded and self._narrowed(node, value)))
                 return ("c", value)
             if len(txt) > 1 and txt.startswith("0") and txt.isdigit():

@@ -558,7 +558,7 @@ def preprocess(src: bytes) -> Preprocessed:
     shifts: tuple[tuple[int, int, int], ...] = ()
     if emptied:
         _blank_macro_uses(buf, emptied)
-    if b"define" in src or b"KERNEL_LOOP" in src:
+    if b"define" in src or b"KERNEL_LOOP" in src or b"GET_THREAD_ID" in src:
         buf, shifts = _expand_macros(bytes(buf))
         if shifts and tables:
             tables = [(_shifted(shifts, a), _shifted(shifts, b)) for a, b in tables]
@@ -865,6 +865,12 @@ _HEADER_LOOPS: dict[bytes, tuple[list[bytes], bytes, bool]] = {
     b"CUDA_2D_KERNEL_LOOP": ([b"i", b"n", b"j", b"m"],
                              _grid_stride(b"size_t", b"i", b"n", b"x") + b" " + _grid_stride(b"size_t", b"j", b"m", b"y"), True),
 }
+# A thread-index statement of NeRF codes' headers (nerfacc's and Plenoxels' helpers_cuda.h): the
+# index declared and the threads past the end returned; without it the index is a name of 4096.
+_HEADER_STATEMENTS: dict[bytes, tuple[list[bytes], bytes, bool]] = {
+    b"CUDA_GET_THREAD_ID": ([b"tid", b"Q"], b"const int tid = blockIdx.x * blockDim.x + threadIdx.x; "
+                                            b"if (tid >= (Q)) return", True),
+}
 
 
 def _function_macros(src: bytes) -> dict[bytes, tuple[list[bytes], bytes, bool]]:
@@ -875,8 +881,8 @@ def _function_macros(src: bytes) -> dict[bytes, tuple[list[bytes], bytes, bool]]
     The headers' grid-stride loop macros (_HEADER_LOOPS) are there too where the file uses one
     it does not define."""
     macros: dict[bytes, tuple[list[bytes], bytes, bool]] = {}
-    if b"KERNEL_LOOP" in src:
-        for name, entry in _HEADER_LOOPS.items():
+    if b"KERNEL_LOOP" in src or b"GET_THREAD_ID" in src:
+        for name, entry in (*_HEADER_LOOPS.items(), *_HEADER_STATEMENTS.items()):
             if re.search(rb"\b" + name + rb"[ \t]*\(", src) and not re.search(rb"#[ \t]*define[ \t]+" + name + rb"\b", src):
                 macros[name] = entry
     ambiguous = set()

@@ -352,8 +352,8 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     # ---- findings
     counts: dict[str, int] = {}
     for f in lint.findings:
-        if f.kernel == ctx.kernel.name:
-            counts[f.code] = counts.get(f.code, 0) + 1
+        if f.kernel == ctx.kernel.name:     # a finding over several accesses (a record's fields) counts each
+            counts[f.code] = counts.get(f.code, 0) + f.estimate.get("accesses", 1)
     for code in FINDING_CODES:
         v[f"n_{code}"] = counts.get(code, 0)
 

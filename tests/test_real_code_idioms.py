@@ -69,6 +69,18 @@
 - a pointer moved by a local of a grid-stride loop's body (Caffe's LRN: `int offset = ...; in +=
   offset;`): the carried increment named the local, reported as a parameter assumed 4096;
 - a range-for loop (`for (auto const& e : v)`, cuda::std::array code): its body was not walked.
+
+The thirty-second session's set (72 files of 33 other projects):
+- `for (int k = 0, cnt = 0; k < n && cnt < nsample; ++k)` (PointNet++'s ball query): `k` was left
+  undefined, a name of 4096, and no thread reached the loop's loads;
+- a double literal passed alone as an argument (`vec3 c(a + RND, 0.2, b)`, `vec3(0, -1000.0, -1)`):
+  FP501 read a neighbour's arithmetic (or the literal's own sign) as its own;
+- furthest point sampling's `if (tid == 0) idxs[j] = old;` inside a loop every thread runs, after an
+  equal condition before it: DV402 took the loop for one lane's;
+- nerfacc's `CUDA_GET_THREAD_ID(i, n);` from an unseen header: the index was a name of 4096;
+- the fields of one record a lane (`p[3 * i + 0..2]`): one GM101/GM102 a field, now one a record;
+- GM103 on arrays of structs from headers (`curandState`), taken as 4-byte scalars;
+- GM104 twice for one element stored and loaded over two lines (`C[i] =\n beta * C[i]`).
 """
 from __future__ import annotations
 
@@ -913,3 +925,172 @@ __global__ void weigh(const float* __restrict__ x, float* y, int n) {
     # the element, read as an index, is no name of 4096
     (k,) = lint_source(src.replace("x[i * 4]", "x[i * 4 + (int)e]"), "r.cu").kernels
     assert k.assumed == ("n",)
+
+
+BALL_QUERY = """
+__global__ void ball_query(int n, int nsample, float radius2, const float* __restrict__ xyz, int* __restrict__ idx) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = 0, cnt = 0; k < n && cnt < nsample; ++k) {
+    float x = xyz[k * 3 + 0];
+    if (x * x < radius2) {
+      idx[j * nsample + cnt] = k;
+      ++cnt;
+    }
+  }
+}
+"""
+
+
+def test_a_for_header_declaring_two_variables_compared_together():
+    """`for (int k = 0, cnt = 0; k < n && cnt < nsample; ++k)` (PointNet++'s ball query, copied into
+    many point-cloud projects): the condition compares no single variable, and the last declared
+    (`cnt`) was taken for the loop's, leaving `k` undefined ("assumed k=4096") and no thread reaching
+    the loads. The loop's variable is the one the update moves; the other is a variable of the loop."""
+    (k,) = lint_source(BALL_QUERY, "bq.cu").kernels
+    assert "k" not in k.assumed and set(k.assumed) == {"n", "nsample"}
+    # the load every lane makes at the same k: one sector a request; the store's slot is data-dependent
+    assert k.global_load_sectors_per_request == 1.0
+    assert k.accesses == 2 and k.unknown_accesses == 1
+    # written with the loop's variable alone in the header, the same reading
+    single = BALL_QUERY.replace("for (int k = 0, cnt = 0;", "int cnt = 0;\n  for (int k = 0;")
+    (s,) = lint_source(single, "bq.cu").kernels
+    assert (s.assumed, s.global_load_sectors_per_request, s.unknown_accesses) == \
+        (k.assumed, k.global_load_sectors_per_request, k.unknown_accesses)
+
+
+def _codes(src: str, code: str) -> list[tuple[int, str]]:
+    return [(f.line, f.message) for f in lint_source(src, "k.cu").findings if f.code == code]
+
+
+def test_a_double_literal_passed_as_an_argument_is_no_fp64_arithmetic():
+    """Ray tracers' vec3 code (`vec3 center(a + RND, 0.2, b + RND)`, `new sphere(center, 0.2, ...)`,
+    `vec3(0, -1000.0, -1)`): the literal was read inside the argument list's text, where a neighbour's
+    `+` (or its own `-`) looked like FP64 arithmetic (FP501). Passed alone it is converted to the
+    parameter's type at compile time; in arithmetic inside an argument it still counts."""
+    src = """
+__global__ void scene(float* out, sphere** list) {
+  int i = threadIdx.x;
+  float a = out[i];
+  vec3 center(a + 1.0f, 0.2, a);
+  list[i] = new sphere(center, 0.2, vec3(0, -1000.0, -1));
+  out[i] = center.x();
+}
+"""
+    assert _codes(src, "FP501") == []
+    mixed = src.replace("vec3 center(a + 1.0f, 0.2, a);", "vec3 center(a * 0.2, 0.2, a);")
+    (hit,) = _codes(mixed, "FP501")
+    assert hit[0] == 5 and "`a * 0.2`" in hit[1]
+
+
+def test_a_lane_zero_store_inside_a_loop_every_thread_runs_is_no_serial_loop():
+    """Furthest point sampling (PointNet++, copied into many point-cloud projects): `if (threadIdx.x
+    == 0) idxs[0] = old;` before a loop that every thread runs, and `if (tid == 0) idxs[j] = old;`
+    inside it. The inner condition equals the outer one, and DV402 took the whole loop for one run
+    by lane 0 alone; a loop counts only inside the branch's own lines."""
+    src = """
+__global__ void fps(int n, int m, const float* __restrict__ data, float* __restrict__ temp, int* __restrict__ idxs) {
+  int tid = threadIdx.x;
+  if (threadIdx.x == 0)
+    idxs[0] = 0;
+  __syncthreads();
+  for (int j = 1; j < m; j++) {
+    temp[j * 256 + tid] = data[j * 256 + tid];
+    if (tid == 0)
+      idxs[j] = j;
+  }
+}
+"""
+    assert _codes(src, "DV402") == []
+    # the same loop inside the lane-0 branch is one
+    serial = src.replace("if (threadIdx.x == 0)\n    idxs[0] = 0;\n  __syncthreads();\n  for", "if (threadIdx.x == 0)\n  for")
+    (hit,) = _codes(serial, "DV402")
+    assert hit[0] == 5 and "only one lane of the block runs the loop at line 5" in hit[1]
+
+
+CONTRACT = """
+__global__ void contract(const int n, const float* samples, float* out) {
+  CUDA_GET_THREAD_ID(i, n);
+  samples += i * 3;
+  out += i * 3;
+  const float x = samples[0], y = samples[1], z = samples[2];
+  out[0] = x * 0.5f;
+  out[1] = y * 0.5f;
+  out[2] = z * 0.5f;
+}
+"""
+
+
+def test_a_thread_index_macro_of_nerf_headers():
+    """nerfacc's and Plenoxels' `CUDA_GET_THREAD_ID(i, n);` (their helpers_cuda.h, seldom beside the
+    file) declares the thread's index and returns past the end. Unexpanded, `i` was a name of 4096,
+    the same in every lane, and the stride-3 records it indexes read as one sector a request."""
+    (k,) = lint_source(CONTRACT, "c.cu").kernels
+    assert k.assumed == ("n",) and k.unknown_accesses == 0
+    assert k.global_load_sectors_per_request == 12.0        # 12-byte records: 384 bytes a warp
+    # a file that defines the macro itself is read by its own definition, not this one
+    own = "#define CUDA_GET_THREAD_ID(tid, Q) const int tid = 0\n" + CONTRACT
+    (k,) = lint_source(own, "c.cu").kernels
+    assert k.global_load_sectors_per_request != 12.0
+
+
+def test_the_fields_of_one_record_a_lane_are_one_finding():
+    """Point-cloud, graphics and physics code reads `p[3 * i]`, `p[3 * i + 1]`, `p[3 * i + 2]` (or
+    moves `p` to the record first): each access alone is 3x the sectors of a coalesced one, and
+    GM101 said so three times. They read the same sectors between them, and one change (a wide
+    load a record, or struct-of-arrays) fixes all: one finding names them, and counts them all
+    for the reward's features."""
+    from rewardmodel.features import extract
+
+    r = lint_source(CONTRACT, "c.cu")
+    loads = [f for f in r.findings if f.code == "GM101"]
+    stores = [f for f in r.findings if f.code == "GM102"]
+    assert len(loads) == len(stores) == 1
+    (f,) = loads
+    assert (f.line, f.estimate["accesses"]) == (6, 3)
+    assert "`samples[0]`, `samples[1]`, `samples[2]`" in f.message and "12-byte record" in f.message
+    assert "read 12 of each 12 bytes" in f.message
+    feat = extract(CONTRACT, "contract", grid=(64, 1, 1), block=(256, 1, 1), args={"n": 16384})
+    assert feat.values["n_GM101"] == 3 and feat.values["n_GM102"] == 3
+    # two fields of the three: what they leave unread is said
+    (f,) = [f for f in lint_source(CONTRACT.replace(", z = samples[2]", ", z = 1.f"), "c.cu").findings
+            if f.code == "GM101"]
+    assert f.estimate["accesses"] == 2 and "read 8 of each 12 bytes" in f.message
+    # records of different arrays, or far apart (a lane's next record), stay apart
+    apart = CONTRACT.replace("samples[1]", "samples[3 * 4096]")
+    assert len([f for f in lint_source(apart, "c.cu").findings if f.code == "GM101"]) == 2
+
+
+def test_no_wider_load_is_suggested_for_an_array_of_structs_of_unknown_size():
+    """`curandState st = states[i];` (a 48-byte struct from a header) and `Pack2X<T>` records were
+    taken as 4-byte elements, and GM103 suggested reading four at a time as one 16-byte load."""
+    src = """
+__global__ void noise(float* out, const curandState* states, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    curandState st = states[i];
+    out[i] += curand_uniform(&st);
+  }
+}
+"""
+    hits = [f for f in lint_source(src, "n.cu").findings if f.code == "GM103"]
+    assert [f.estimate["array"] for f in hits] == ["out"]
+
+
+def test_a_load_and_store_of_one_element_over_two_lines_is_one_unchecked_place():
+    """`C[row * N + col] =\\n    alpha * acc + beta * C[row * N + col];` (SGEMM tutorials): the store and
+    the load of the same element are one omission of a bounds check, and GM104 reported it at both
+    lines. A second element left unchecked is still reported."""
+    src = """
+__global__ void gemm_tail(int N, float alpha, float beta, const float* A, float* C) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.f;
+  for (int k = 0; k < N; ++k) acc += A[row * N + k];
+  C[row * N + col] =
+      alpha * acc + beta * C[row * N + col];
+}
+"""
+    hits = _codes(src, "GM104")
+    assert [line for line, _ in hits] == [7]
+    other = src.replace("beta * C[row * N + col]", "beta * C[row * N + col + 1]")
+    assert [line for line, _ in _codes(other, "GM104")] == [7, 8]

@@ -312,9 +312,10 @@ def serial_loop(ctx: KernelContext, r):
     for b in ctx.accesses.branches:
         depth = len(b.loops)
         # accesses in a loop inside the branch: the branch's condition guards them, and a loop
-        # around them (not around the branch) starts after the branch does
+        # around them (not around the branch) starts within the branch's lines (an equal condition
+        # inside the loop, `if (tid == 0) idxs[j] = k;`, is another branch's)
         inside = [(a, est) for a, est in candidates
-                  if len(a.loops) > depth and a.loops[depth].line >= b.line and a.loops[:depth] == b.loops
+                  if len(a.loops) > depth and b.line <= a.loops[depth].line <= b.end_line and a.loops[:depth] == b.loops
                   and any(g is b.cond or g == b.cond for g in a.guards)]
         if not inside or not ctx.accesses.thread_dependent(b.cond):
             continue

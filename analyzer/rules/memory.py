@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from .. import models
+from ..parse import SCALAR_SIZES
 from .. import symbolic as S
 from . import KernelContext, assumed_text, rule
 
@@ -15,23 +16,82 @@ def _fmt(x: float) -> str:
 
 
 def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
+    flagged = []
     for access, est in zip(ctx.accesses.accesses, ctx.estimates):
         if access.space != "global" or access.kind not in kinds or est is None or not est.requests:
             continue
         per, ideal = est.per_request, est.ideal_per_request
         if per > ideal * ctx.options.coalescing_slack and per - ideal >= 2:
-            what = "load" if access.kind == "load" else "store"
-            assumed = assumed_text(est)
-            if "load_matrix_sync" in access.text:   # the fix is not an index: the tile must come through shared memory
-                assumed += ("; a wmma tile loaded from global memory reads 16 bytes of each row per instruction: "
-                            "stage tiles in shared memory (cp.async) and load the fragments from there")
-            yield ctx.finding(
-                r, access.line, access.col,
-                f"uncoalesced global {what} `{access.text}`: {_fmt(per)} sectors/request, ideal {_fmt(ideal)} "
-                f"({per / ideal:.1f}x the sectors of a coalesced access; block {ctx.launch.block[0]}x{ctx.launch.block[1]}x{ctx.launch.block[2]} "
-                f"from {ctx.launch_source}){assumed}",
-                sectors_per_request=round(per, 3), ideal_sectors_per_request=round(ideal, 3),
-                address=S.to_str(access.address), array=access.array)
+            flagged.append((access, est))
+    for group in _records(flagged):
+        access, est = group[0]
+        per, ideal = est.per_request, est.ideal_per_request
+        what = "load" if access.kind == "load" else "store"
+        assumed = assumed_text(est)
+        if "load_matrix_sync" in access.text:   # the fix is not an index: the tile must come through shared memory
+            assumed += ("; a wmma tile loaded from global memory reads 16 bytes of each row per instruction: "
+                        "stage tiles in shared memory (cp.async) and load the fragments from there")
+        shape = (f"({per / ideal:.1f}x the sectors of a coalesced access; block {ctx.launch.block[0]}x"
+                 f"{ctx.launch.block[1]}x{ctx.launch.block[2]} from {ctx.launch_source}){assumed}")
+        data = dict(sectors_per_request=round(per, 3), ideal_sectors_per_request=round(ideal, 3),
+                    address=S.to_str(access.address), array=access.array)
+        if len(group) == 1:
+            yield ctx.finding(r, access.line, access.col,
+                              f"uncoalesced global {what} `{access.text}`: {_fmt(per)} sectors/request, ideal "
+                              f"{_fmt(ideal)} {shape}", **data)
+            continue
+        # the fields of one record a lane (`p[3 * i]`, `p[3 * i + 1]`, `p[3 * i + 2]`): each access is
+        # as wasteful alone, but together they use more of the sectors they touch (L1 keeps them
+        # between the accesses), and the remedy is one for all: one finding, which counts them all
+        step = _record_key(access)[2]
+        used = min(step, len({S.to_poly(a.address).get((), 0) for a, _ in group}) * access.elem_size)
+        texts = ", ".join(f"`{a.text}`" for a, _ in group[:4]) + (", ..." if len(group) > 4 else "")
+        lines = sorted({a.line for a, _ in group})
+        where = f"line {lines[0]}" if len(lines) == 1 else f"lines {lines[0]}-{lines[-1]}"
+        verb = "read" if what == "load" else "write"
+        yield ctx.finding(r, access.line, access.col,
+                          f"uncoalesced global {what}s of a {step}-byte record a lane ({texts}, {where}): "
+                          f"{_fmt(per)} sectors/request each, ideal {_fmt(ideal)} {shape}; together they {verb} "
+                          f"{used} of each {step} bytes, in {len(group)} requests a warp where one wide {what} a "
+                          f"record (float4, a struct of them) or a struct-of-arrays layout needs fewer",
+                          accesses=len(group), **data)
+
+
+def _records(flagged: list) -> list[list]:
+    """The flagged accesses in groups, each in the order met: the fields of one record a lane (one
+    array and kind, in the same loops, addresses that differ by a constant less than the step a
+    lane takes), else one access a group."""
+    groups: dict = {}     # base -> [(its accesses, the first one's offset)]
+    out: list[list] = []
+    for access, est in flagged:
+        key = _record_key(access)
+        if key is None:
+            out.append([(access, est)])
+            continue
+        base, offset, step = key
+        near = next((g for g, first in groups.get(base, ()) if abs(offset - first) < step), None)
+        if near is not None:
+            near.append((access, est))
+            continue
+        group = [(access, est)]
+        groups.setdefault(base, []).append((group, offset))
+        out.append(group)
+    return out
+
+
+def _record_key(access):
+    """(what identifies the record's array, access kind, loops and address less its constant; the
+    constant; the bytes a lane's address moves with threadIdx.x), or None where the address has
+    no such form."""
+    poly = S.to_poly(access.address)
+    if not poly:
+        return None
+    step = abs(poly.get(("threadIdx.x",), 0))
+    if step <= access.elem_size:
+        return None     # lanes a field apart or closer: no record of several fields a lane
+    offset = poly.get((), 0)
+    rest = tuple(sorted((m, c) for m, c in poly.items() if m))
+    return (access.array, access.kind, access.loops, access.function, rest), offset, step
 
 
 @rule("GM101", "uncoalesced-global-load", "warning",
@@ -40,7 +100,9 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
       What it does
           Evaluates the load's address for every lane of a warp (block shape from the launch site,
           `__launch_bounds__` or --block-size) and counts the 32-byte sectors each warp request touches,
-          averaged over the loop iterations around it.
+          averaged over the loop iterations around it. The fields of one record a lane (`p[3 * i]`,
+          `p[3 * i + 1]`, `p[3 * i + 2]`) are one finding, which names them all and says how much of
+          each record they use between them.
 
       Why is this bad?
           DRAM and L2 move whole sectors. A warp reading 32 floats with a stride of 32 elements
@@ -83,7 +145,7 @@ def uncoalesced_store(ctx: KernelContext, r):
       """
       What it does
           Finds arrays that a kernel only reads with contiguous, fully coalesced scalar loads of
-          4 bytes or less per lane.
+          4 bytes or less per lane (scalars of known size: a struct from a header is not one).
 
       Why is this bad?
           Each load instruction moves 128 bytes per warp; float4 loads move 512 bytes with the
@@ -106,7 +168,7 @@ def unvectorized(ctx: KernelContext, r):
         if access.space == "global" and access.kind == "load":
             by_array.setdefault(access.array, []).append((access, est))
     for array, items in by_array.items():
-        ok = all(est is not None and est.requests and a.elem_size <= 4 and est.active_lanes >= 31.5
+        ok = all(est is not None and est.requests and a.elem_size <= 4 and _scalar(ctx, a) and est.active_lanes >= 31.5
                  and abs(est.per_request - est.ideal_per_request) < 0.01
                  and est.ideal_per_request >= a.elem_size  # one element per lane, not a broadcast
                  for a, est in items)
@@ -118,6 +180,13 @@ def unvectorized(ctx: KernelContext, r):
                               f"({_fmt(items[0][1].per_request)} sectors/request); {width} elements per thread as one "
                               f"16-byte load would issue {width}x fewer load instructions",
                               elem_size=first.elem_size, array=array)
+
+
+def _scalar(ctx: KernelContext, access) -> bool:
+    """Whether an access's element is a scalar of known size (or a template type, taken as one): a
+    struct's (`curandState`, `Pack2X<T>`) size is not known here, and 4 bytes was only a guess."""
+    name = " ".join(access.elem_type.replace("const", " ").replace("volatile", " ").split())
+    return name in SCALAR_SIZES or name in ctx.kernel.template_params
 
 
 def _has_bound_check(ctx: KernelContext, access) -> bool:
@@ -156,7 +225,7 @@ def missing_guard(ctx: KernelContext, r):
     launches = ctx.program.launches_of(ctx.kernel.name)
     if launches and all(l.grid_exact for l in launches):
         return      # every launch's grid rounds down (`n / 256`): no block overhangs the data
-    unguarded: dict[int, object] = {}     # line -> its first unchecked access
+    places: dict = {}     # (array, address) -> its first unchecked access: `C[i] =\n  beta * C[i]` is one place
     checked = False
     for access in ctx.accesses.accesses:
         if access.space != "global" or access.function != ctx.kernel.name:
@@ -167,7 +236,12 @@ def missing_guard(ctx: KernelContext, r):
         if _has_bound_check(ctx, access):
             checked = True
         else:
-            unguarded.setdefault(access.line, access)
+            first = places.setdefault((access.array, access.address), access)
+            if (access.line, access.col) < (first.line, first.col):
+                places[(access.array, access.address)] = access
+    unguarded: dict[int, object] = {}     # line -> its first unchecked place
+    for access in sorted(places.values(), key=lambda a: (a.line, a.col)):
+        unguarded.setdefault(access.line, access)
     if not unguarded:
         return
     lines = sorted(unguarded)

@@ -447,6 +447,27 @@ def _unreached_note(ctx: KernelContext) -> str | None:
             f"or --block/--arg)")
 
 
+def _template_note(ctx: KernelContext) -> str | None:
+    """What GM101/GM102/SM201 leave unjudged for want of the kernel's template values (a GEMM's
+    `BM, BN, TM, TN`, instantiated in another file): how many accesses, and how to give them."""
+    if not ctx.kernel.template_params:
+        return None
+    held, names = 0, set()
+    for a, e in zip(ctx.accesses.accesses, ctx.estimates):
+        if a.space in ("global", "shared") and e is not None and e.requests:
+            unbound = ctx.unbound_template_values(a, e)
+            if unbound:
+                held += 1
+                names.update(unbound)
+    if not held:
+        return None
+    listed = ", ".join(sorted(names))
+    first = sorted(names)[0]
+    return (f"coalescing and bank conflicts of {held} access{'es' if held > 1 else ''} not judged: their addresses "
+            f"depend on the template values {listed}, which nothing in the file gives (give them: "
+            f"`// cudaperf: launch {ctx.kernel.name}<...>`, or `--arg {first}=...`)")
+
+
 def _int(text: str, consts) -> int | None:
     from .parse import eval_constant
 
@@ -617,6 +638,9 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
             contexts[i], note = one, None
         if note:
             result.notes.append(f"{path}:{ctx.kernel.line}: kernel {ctx.kernel.name}: {note}")
+        held = _template_note(ctx)
+        if held:
+            result.notes.append(f"{path}:{ctx.kernel.line}: kernel {ctx.kernel.name}: {held}")
     findings: list[Finding] = []
     for r in rules.values():
         if r.scope == "file":

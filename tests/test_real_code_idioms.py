@@ -1094,3 +1094,39 @@ __global__ void gemm_tail(int N, float alpha, float beta, const float* A, float*
     assert [line for line, _ in hits] == [7]
     other = src.replace("beta * C[row * N + col]", "beta * C[row * N + col + 1]")
     assert [line for line, _ in _codes(other, "GM104")] == [7, 8]
+
+
+TILE_ROWS = """
+template <int BM, int TM>
+__global__ void tile_rows(const float* A, float* out) {
+  __shared__ float As[256];
+  const int row = threadIdx.x / (BM / TM);
+  As[threadIdx.x] = A[blockIdx.x * 256 + threadIdx.x];
+  __syncthreads();
+  float acc = 0.f;
+  for (int i = 0; i < TM; ++i) acc += As[row * TM + i];
+  out[blockIdx.x * 256 + threadIdx.x] = acc;
+}
+"""
+
+
+def test_tile_sizes_of_a_template_no_file_instantiates_are_not_guessed():
+    """SGEMM tutorials' kernels (`template <const int BM, const int BN, const int BK, const int TM, const
+    int TN>`) are instantiated in another file. Their tile sizes took the 4096 of an unknown size:
+    `threadIdx.x / (BN / TN)` became `threadIdx.x`, and shared reads of a row a thread group shares
+    32-way conflicts that do not exist. Accesses whose address depends on such values are not judged
+    (GM101/GM102/SM201); a note names the values and how to give them, and given, they are judged."""
+    r = lint_source(TILE_ROWS, "tiles.cu")
+    assert not [f for f in r.findings if f.code in ("SM201", "GM101", "GM102")]
+    (note,) = r.notes
+    assert "1 access not judged" in note and "template values BM, TM" in note
+    assert "`// cudaperf: launch tile_rows<...>`" in note and "`--arg BM=...`" in note
+    # given (an instantiation, or --arg), the read is judged: 8 lanes a row, rows 8 words apart, no conflict
+    for given in (lint_source(TILE_ROWS, "tiles.cu", kernels=["tile_rows<64, 8>"]),
+                  lint_source("// cudaperf: launch tile_rows<64, 8> block=256\n" + TILE_ROWS, "tiles.cu")):
+        assert given.notes == [] and given.findings == []
+        (k,) = given.kernels
+        assert k.shared_load_wavefronts_per_request == k.shared_load_ideal
+    # a row a lane, 32 words long: a 32-way conflict, found
+    (f,) = lint_source(TILE_ROWS, "tiles.cu", kernels=["tile_rows<32, 32>"]).findings
+    assert f.code == "SM201" and f.line == 9

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .. import models
+from .. import symbolic as S
 from ..access import Access, KernelAccesses
 from ..parse import Function, Program, count, eval_constant
 from ..resources import Resources
@@ -118,6 +119,20 @@ class KernelContext:
                 except Exception:  # noqa: BLE001 - an unevaluable loop or guard: still unknown
                     pass
         return out
+
+    def unbound_template_values(self, access: Access, est: models.Estimate | None) -> tuple[str, ...]:
+        """The kernel's template value parameters (`BM` of `template <int BM, int TM>`) that the
+        access's address depends on and that nothing in the file gives (no instantiation, launch or
+        --arg): they took the default 4096 like any unknown size, which is no tile size, and
+        `threadIdx.x / (BN / TN)` or `row * BM` evaluated on it says nothing of the real layout."""
+        params = self.kernel.template_params
+        if est is None or not est.assumed or not params:
+            return ()
+        names = [n for n in est.assumed if n in params and params[n] is None]
+        if not names:
+            return ()
+        used = S.symbols(access.address)
+        return tuple(n for n in names if n in used)
 
     def warp_arrivals(self, barrier) -> float:
         """Warps arriving at a barrier per block, over its loops' iterations (models.warp_requests

@@ -21,7 +21,8 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
         if access.space != "global" or access.kind not in kinds or est is None or not est.requests:
             continue
         per, ideal = est.per_request, est.ideal_per_request
-        if per > ideal * ctx.options.coalescing_slack and per - ideal >= 2:
+        if per > ideal * ctx.options.coalescing_slack and per - ideal >= 2 and \
+                not ctx.unbound_template_values(access, est):
             flagged.append((access, est))
     for group in _records(flagged):
         access, est = group[0]
@@ -102,7 +103,8 @@ def _record_key(access):
           `__launch_bounds__` or --block-size) and counts the 32-byte sectors each warp request touches,
           averaged over the loop iterations around it. The fields of one record a lane (`p[3 * i]`,
           `p[3 * i + 1]`, `p[3 * i + 2]`) are one finding, which names them all and says how much of
-          each record they use between them.
+          each record they use between them. An address that depends on a template value nothing
+          in the file gives is not judged (SM201 says why).
 
       Why is this bad?
           DRAM and L2 move whole sectors. A warp reading 32 floats with a stride of 32 elements

@@ -14,7 +14,9 @@ from . import KernelContext, assumed_text, rule
       What it does
           Evaluates each lane's shared-memory address and counts wavefronts per warp request over
           32 banks of 4 bytes (lanes reading the same word are a broadcast; 8- and 16-byte accesses
-          are served in 2 and 4 phases). Reports the average n-way conflict.
+          are served in 2 and 4 phases). Reports the average n-way conflict. An address that depends
+          on a template value nothing in the file gives (a tile size, `row * BM`) is not judged: a
+          note names the values (`// cudaperf: launch k<...>` or --arg gives them).
 
       Why is this bad?
           An n-way conflict serializes the request into n wavefronts: n times the shared-memory
@@ -33,7 +35,7 @@ def bank_conflict(ctx: KernelContext, r):
     for access, est in zip(ctx.accesses.accesses, ctx.estimates):
         if access.space != "shared" or est is None or not est.requests:
             continue
-        if est.ways >= ctx.options.min_bank_ways:
+        if est.ways >= ctx.options.min_bank_ways and not ctx.unbound_template_values(access, est):
             what = {"load": "read", "store": "write", "atomic": "atomic"}[access.kind]
             hint = ""
             if "load_matrix_sync" in access.text or "ldmatrix" in access.text:

@@ -430,6 +430,35 @@ def _one_block_retry(ctx: KernelContext) -> KernelContext | None:
     return None if _unreached_note(one) is not None else one
 
 
+def _reached(ctx: KernelContext) -> tuple[int, int, bool]:
+    """(global and shared accesses with an estimate, how many of them some thread reaches, whether
+    each one no thread reaches is in a loop no thread enters: one that reaches none of its accesses,
+    not a branch in a loop that runs, `if (i < RADIUS)` at the array's edge)."""
+    pairs = [(a, e) for a, e in zip(ctx.accesses.accesses, ctx.estimates)
+             if a.space in ("global", "shared") and e is not None]
+    missed = [a for a, e in pairs if not e.requests]
+    entered = {lp for a, e in pairs if e.requests for lp in a.loops}
+    return len(pairs), len(pairs) - len(missed), all(a.loops and a.loops[-1] not in entered for a in missed)
+
+
+def _loops_retry(ctx: KernelContext) -> KernelContext | None:
+    """A kernel whose guessed grid's sampled block (block 1) skips some of its loops at the assumed
+    sizes (`for (i = idx * 16; i < n; ...)`: 16 elements a thread run past n=4096 from block 1 on)
+    while it reaches its other accesses: estimated again on a grid of one block, kept where that
+    block reaches more of them."""
+    total, reached, in_loops = _reached(ctx)
+    if reached in (0, total) or not in_loops:
+        return None
+    launch = models.Launch(ctx.launch.block, (1, 1, 1), ctx.launch.args)
+    gx, gy, gz = ctx.launch.grid
+    source = (f"{ctx.launch_source}; a grid of one block: block 1 of the guessed {gx * gy * gz} reaches "
+              f"{reached} of its {total} memory accesses at the assumed sizes")
+    one = KernelContext(ctx.program, ctx.kernel, ctx.accesses, launch, source, ctx.arch, ctx.resources, ctx.options,
+                        param_defaults=ctx.param_defaults, launch_smem=ctx.launch_smem)
+    prepare_estimates([one])
+    return one if _reached(one)[1] > reached else None
+
+
 def _unreached_note(ctx: KernelContext) -> str | None:
     """Why a kernel with memory accesses has no estimate at all: no thread of the sampled block
     gets past their guards and loop bounds (sizes assumed too small or too large for the launch,
@@ -634,6 +663,8 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
     for i, ctx in enumerate(contexts):
         note = _unreached_note(ctx)
         one = _one_block_retry(ctx) if note and guessed_grid[i] else None
+        if one is None and not note and guessed_grid[i]:
+            one = _loops_retry(ctx)
         if one is not None:
             contexts[i], note = one, None
         if note:

@@ -1130,3 +1130,33 @@ def test_tile_sizes_of_a_template_no_file_instantiates_are_not_guessed():
     # a row a lane, 32 words long: a 32-way conflict, found
     (f,) = lint_source(TILE_ROWS, "tiles.cu", kernels=["tile_rows<32, 32>"]).findings
     assert f.code == "SM201" and f.line == 9
+
+
+CHUNK16 = """
+__global__ void chunk_sum(const int* in, int* out, int n) {
+  int sum = 0;
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int i = idx * 16; i < n; i += blockDim.x * gridDim.x * 16) {
+    sum += in[i] + in[i + 1] + in[i + 2] + in[i + 3];
+  }
+  atomicAdd(out, sum);
+}
+"""
+
+
+def test_a_chunk_a_thread_loop_that_the_sampled_block_skips_is_estimated_on_the_first_block():
+    """HeCBench's atomic reductions (`for (i = idx * 16; i < n; ...)`): from block 1 of the guessed
+    grid on, every thread's first element is past the assumed n = 4096, so the loop's loads had no
+    estimate, without a note, while the atomic after it had one. Where some accesses (all in loops)
+    are skipped so, the kernel is estimated on a grid of one block, whose threads start lowest; its
+    four loads, the fields of a 64-byte chunk a lane, are one finding."""
+    r = lint_source(CHUNK16, "chunk.cu")
+    (k,) = r.kernels
+    assert k.grid == (1, 1, 1) and "block 1 of the guessed" in k.launch_source
+    assert k.global_load_sectors_per_request == 32.0
+    (f,) = [f for f in r.findings if f.code == "GM101"]
+    assert f.estimate["accesses"] == 4 and "64-byte record a lane" in f.message and "read 16 of each 64 bytes" in f.message
+    # a launch that gives the grid is taken as given
+    launched = CHUNK16 + "void run(const int* in, int* out, int n) { chunk_sum<<<1024, 256>>>(in, out, n); }\n"
+    (k,) = lint_source(launched, "chunk.cu").kernels
+    assert k.grid == (1024, 1, 1)

@@ -88,6 +88,9 @@ def _record_key(access):
     if not poly:
         return None
     step = abs(poly.get(("threadIdx.x",), 0))
+    if not step and access.loops:   # `for (i = idx * 16; ...) in[i + k]`: the step at the loops' start
+        start = S.to_poly(S.substitute(access.address, {lp.var: lp.init for lp in access.loops if lp.var}))
+        step = abs(start.get(("threadIdx.x",), 0)) if start else 0
     if step <= access.elem_size:
         return None     # lanes a field apart or closer: no record of several fields a lane
     offset = poly.get((), 0)

@@ -1160,3 +1160,50 @@ def test_a_chunk_a_thread_loop_that_the_sampled_block_skips_is_estimated_on_the_
     launched = CHUNK16 + "void run(const int* in, int* out, int n) { chunk_sum<<<1024, 256>>>(in, out, n); }\n"
     (k,) = lint_source(launched, "chunk.cu").kernels
     assert k.grid == (1024, 1, 1)
+
+
+def test_an_in_place_shared_max_that_overwrites_a_neighbours_read_is_a_race():
+    """Furthest point sampling in pytorch_cluster: `if (t + i < THREADS && best[t] < best[t + i]) best[t] =
+    best[t + i];` after one barrier an iteration. Thread t overwrites best[t] while thread t - i may
+    not have read it yet: SM202 looked only for reads after writes. A warp-synchronous reduction, whose
+    steps race both ways, still gets one finding a step (its reads')."""
+    src = """
+#define THREADS 256
+__global__ void argmax_inplace(const float* in, float* out) {
+  __shared__ float best[THREADS];
+  int t = threadIdx.x;
+  best[t] = in[blockIdx.x * THREADS + t];
+  for (int i = 1; i < THREADS; i *= 2) {
+    __syncthreads();
+    if ((t + i) < THREADS && best[t] < best[t + i]) {
+      best[t] = best[t + i];
+    }
+  }
+  __syncthreads();
+  if (t == 0) out[blockIdx.x] = best[0];
+}
+"""
+    (hit,) = _codes(src, "SM202")
+    assert hit[0] == 10 and "overwrite an element another thread reads at line 9" in hit[1]
+    # read into a register, a barrier, then the write: no race
+    fixed = src.replace("""    if ((t + i) < THREADS && best[t] < best[t + i]) {
+      best[t] = best[t + i];
+    }""", """    float other = (t + i) < THREADS ? best[t + i] : best[t];
+    __syncthreads();
+    if (best[t] < other) best[t] = other;""")
+    assert _codes(fixed, "SM202") == []
+    warp = """
+__global__ void warp_sum(const float* in, float* out) {
+  __shared__ volatile float s[64];
+  int t = threadIdx.x;
+  s[t] = in[t];
+  __syncthreads();
+  if (t < 32) {
+    s[t] += s[t + 32];
+    s[t] += s[t + 16];
+    s[t] += s[t + 8];
+  }
+  if (t == 0) out[blockIdx.x] = s[0];
+}
+"""
+    assert [line for line, _ in _codes(warp, "SM202")] == [9, 10]

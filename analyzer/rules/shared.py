@@ -131,7 +131,8 @@ def _fenced(barrier, store, load) -> tuple[int, int]:
       What it does
           Follows shared-memory stores and loads in program order; when a load reads an element
           that another thread of the block stored since the last `__syncthreads()` (or
-          `__syncwarp()`), it reports a race. A statement macro whose definition is not in the
+          `__syncwarp()`), it reports a race, and when a store overwrites an element another
+          thread read since then (`s[t] = s[t + i]` in a loop: thread t - i may not have read it yet). A statement macro whose definition is not in the
           file and whose name says sync or barrier (`SYNC_WARPS;`) is taken as a barrier, with a
           note, as are inline PTX barriers (`bar.sync`, `bar.arrive`, `mbarrier.try_wait`).
 
@@ -150,18 +151,39 @@ def _fenced(barrier, store, load) -> tuple[int, int]:
           y[i] = s[threadIdx.x + 1];
       """)
 def shared_race(ctx: KernelContext, r):
-    pending: list = []
+    pending: list = []      # stores since the last barrier
+    reads: list = []        # loads since the last barrier
     reported = set()
+    raw: list = []          # this interval's findings: a read of another thread's write
+    war: dict = {}          # array -> this interval's first write over another thread's read
     barrier = None
+    # which thread touches which element depends on the block: say where an assumed one came from
+    block = "" if not ctx.block_guessed else f" (block {'x'.join(map(str, ctx.launch.block))} from {ctx.launch_source})"
     for ev in ctx.accesses.events:
         if ev.kind == "barrier":
+            yield from _interval(raw, war)
             pending.clear()
+            reads.clear()
             barrier = ev.item
             continue
         acc = ev.item
         if acc.kind in ("store", "atomic"):
             pending.append(acc)
+            if acc.kind == "store" and acc.array not in war:
+                for ld in reads:
+                    if ld.array != acc.array or ld.address == acc.address or (ld.line, acc.line) in reported:
+                        continue
+                    if _cross_thread(ctx, acc, ld):
+                        reported.add((ld.line, acc.line))
+                        war[acc.array] = ctx.finding(
+                            r, acc.line, acc.col,
+                            f"shared write `{acc.text}` may overwrite an element another thread reads at line {ld.line} "
+                            f"(`{ld.text}`) with no barrier in between: read into a register, __syncthreads(), "
+                            f"then write (or __syncwarp() within one warp){block}",
+                            array=acc.array, read_line=ld.line)
+                        break
             continue
+        reads.append(acc)
         for st in pending:
             if st.array != acc.array or st.address == acc.address or (acc.line, st.line) in reported:
                 continue
@@ -169,12 +191,21 @@ def shared_race(ctx: KernelContext, r):
                 continue
             if _cross_thread(ctx, st, acc, _fenced(barrier, st, acc)):
                 reported.add((acc.line, st.line))
-                # which thread touches which element depends on the block: say where an assumed one came from
-                block = "" if not ctx.block_guessed else \
-                    f" (block {'x'.join(map(str, ctx.launch.block))} from {ctx.launch_source})"
-                yield ctx.finding(r, acc.line, acc.col,
-                                  f"shared read `{acc.text}` may see another thread's write at line {st.line} "
-                                  f"(`{st.text}`) with no barrier in between: add __syncthreads() "
-                                  f"(or __syncwarp() within one warp){block}",
-                                  array=acc.array, write_line=st.line)
+                raw.append(ctx.finding(r, acc.line, acc.col,
+                                       f"shared read `{acc.text}` may see another thread's write at line {st.line} "
+                                       f"(`{st.text}`) with no barrier in between: add __syncthreads() "
+                                       f"(or __syncwarp() within one warp){block}",
+                                       array=acc.array, write_line=st.line))
                 break
+    yield from _interval(raw, war)
+
+
+def _interval(raw: list, war: dict):
+    """A barrier interval's findings, and the lists emptied for the next: each read of another
+    thread's write, and a write over another thread's read only on an array with no such read (a
+    warp-synchronous reduction's steps race both ways; its reads say it once a step)."""
+    raced = {f.estimate["array"] for f in raw}
+    found = list(raw) + [f for array, f in war.items() if array not in raced]
+    raw.clear()
+    war.clear()
+    yield from found

@@ -349,6 +349,9 @@ _BLANK_CALLS = re.compile(rb"\b(?:__align__|__maxnreg__|__launch_bounds_ex__|__c
 # C++ attributes (`[[unlikely]]`, `[[maybe_unused]]`): nothing the analysis reads, and on a statement
 # they wrap it (`if (i >= n) [[unlikely]] return;` was no early exit to the bounds check)
 _STD_ATTRIBUTE = re.compile(rb"\[\[[^\[\]\n]*\]\]")
+# SFINAE's unnamed pointer template parameter (`typename std::enable_if<C>::type* = nullptr`,
+# `std::enable_if_t<C>* = nullptr`): the grammar reads `::type = 0` but not the `*` before the default
+_SFINAE_POINTER = re.compile(rb"(?:::type|>)[ \t]*(\*)[ \t]*=[ \t]*nullptr\b")
 _MAXNREG = re.compile(rb"\b__maxnreg__\s*\(([^()]*)\)")
 # `#define MAXREG(n) __maxnreg__(n)`, `#define KERNEL_REGS __maxnreg__(64)`: the cap behind a macro
 _MAXNREG_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:\(([ \t]*\w*[ \t]*)\))?[ \t]+"
@@ -514,6 +517,8 @@ def preprocess(src: bytes) -> Preprocessed:
     for start, end in tables:
         buf[start:end] = src[start:end].translate(_TO_SPACE)
     emptied = _blank_attributes(src, buf)
+    for m in (_SFINAE_POINTER.finditer(src) if b"enable_if" in src else ()):
+        buf[m.start(1)] = 32
     if b"LAUNCH_BOUNDS" in src:
         _launch_bounds_macros(src, buf)
     if b"__launch_bounds__" in buf:

@@ -1207,3 +1207,24 @@ __global__ void warp_sum(const float* in, float* out) {
 }
 """
     assert [line for line, _ in _codes(warp, "SM202")] == [9, 10]
+
+
+def test_an_sfinae_pointer_template_parameter_parses():
+    """`template <typename T, typename std::enable_if<std::is_same<T, float>::value>::type* = nullptr>`
+    (an overload for float only, OneFlow-style fast atomics): the grammar reads `::type = 0` but not the
+    `*` before `= nullptr`, and PA001 reported the line. The `*` is blanked for the parse."""
+    src = """
+template <typename T, typename std::enable_if<std::is_same<float, T>::value>::type* = nullptr>
+__device__ __forceinline__ void add_to(T* base, size_t offset, T value) { atomicAdd(base + offset, value); }
+template <typename T, std::enable_if_t<!std::is_same<float, T>::value>* = nullptr>
+__device__ __forceinline__ void add_to(T* base, size_t offset, T value) { base[offset] += value; }
+__global__ void scatter(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) add_to(out, (size_t)i, in[i]);
+}
+"""
+    pre = preprocess(src.encode())
+    assert len(pre.text) == len(src.encode()) and b"::type  = nullptr" in pre.text
+    p = parse(src)
+    assert not p.errors and {f.name for f in p.functions} == {"add_to", "scatter"}
+    assert _codes(src, "PA001") == []

@@ -74,6 +74,8 @@ _F32 = struct.Struct("f")
 _COMPARISONS = frozenset(("<", ">", "<=", ">=", "==", "!="))
 _TRUTH_OPS = _COMPARISONS | {"&&", "||"}     # operators whose value is 0 or 1
 _NAME_IN = re.compile(r"[A-Za-z_]")
+# a macro's name as headers write them (`CUDA_GET_THREAD_ID`, `GET_IDX`): capitals, digits, underscores
+_MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*[A-Z0-9]")
 # a statement macro of this name from an unseen header is a barrier (_Walker._macro_barrier):
 # capitals (a macro) with SYNC or BARRIER as a word of it (not CP_ASYNC_WAIT)
 _MACRO_BARRIER = re.compile(r"[A-Z0-9_]*(?:^|_)(?:SYNC|BARRIER)[A-Z0-9_]*")
@@ -985,6 +987,8 @@ class _Walker:
             for c in st.named_children:
                 if not self._template_declaration(c) and not self._macro_barrier(c):
                     self.expr(c)
+                    if _KINDS[c.kind_id] == "call_expression":
+                        self._macro_declared(c)
         elif t == "if_statement":
             return self.if_statement(st)
         elif t == "for_statement":
@@ -1023,6 +1027,26 @@ class _Walker:
                 if _KINDS[c.kind_id].endswith("statement") or _KINDS[c.kind_id] in ("declaration", "compound_statement"):
                     self.statement(c)
         return None
+
+    def _macro_declared(self, call) -> None:
+        """`GET_INDEX(i, n);`, a statement macro from an unseen header whose argument names a variable
+        nothing declared before (it declares it: `const int i = ...;`): the variable's value is
+        unknown, not a size of 4096 the same in every lane."""
+        fn = call.child_by_field_id(F_FUNCTION)
+        if fn is None or _KINDS[fn.kind_id] != "identifier":
+            return
+        name = self.text(fn)
+        if not _MACRO_NAME.fullmatch(name) or self.p.function(name) is not None:
+            return
+        args = call.child_by_field_id(F_ARGUMENTS)
+        for a in (args.named_children if args is not None else ()):
+            if _KINDS[a.kind_id] != "identifier":
+                continue
+            var = self.text(a)
+            if var in self.env or var in self.consts or var in self.scalar_params or var in self.ptrs \
+                    or var in S.BUILTIN_SYMBOLS:
+                continue
+            self.define(var, S.UNKNOWN, call.start_point[0] + 1)
 
     def _macro_barrier(self, node) -> bool:
         """`SYNC_WARPS;` (or with no `;`, its definition holding one) or `CTA_SYNC();` as a

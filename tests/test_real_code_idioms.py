@@ -1228,3 +1228,22 @@ __global__ void scatter(float* out, const float* in, int n) {
     p = parse(src)
     assert not p.errors and {f.name for f in p.functions} == {"add_to", "scatter"}
     assert _codes(src, "PA001") == []
+
+
+def test_a_variable_a_header_macro_declares_is_unknown_not_a_size():
+    """`GET_RAY_INDEX(i, n);` from an unseen header declares `i` (as nerfacc's CUDA_GET_THREAD_ID does,
+    which is known by name): `i` was a name of 4096, the same in every lane, so its strided records
+    read as one sector a request. A name a capitalized statement macro is given before anything
+    declares it is unknown now; a parameter, a constant or a declared variable passed to one is not."""
+    src = """
+__global__ void gather(const int n, const float* samples, float* out) {
+  GET_RAY_INDEX(i, n);
+  samples += i * 3;
+  out[i] = samples[0];
+}
+"""
+    (k,) = lint_source(src, "g.cu").kernels
+    assert "i" not in k.assumed and k.unknown_accesses == k.accesses == 2
+    declared = src.replace("GET_RAY_INDEX(i, n);", "int i = blockIdx.x * blockDim.x + threadIdx.x;\\n  CHECK_INDEX(i, n);")
+    (k,) = lint_source(declared, "g.cu").kernels
+    assert k.unknown_accesses == 0 and k.global_load_sectors_per_request == 12.0

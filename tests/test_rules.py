@@ -202,3 +202,22 @@ def test_fp501_fixture_agrees_with_nvcc(tmp_path):
     for name in ("promoted", "scale", "gelu"):
         assert fp64(name) > 0 and name in flagged, name
     assert "narrowed" not in flagged
+
+
+def test_other_writer_agrees_with_a_thread_by_thread_check():
+    """SM202's test of whether some thread reads an element another thread writes, done with sorted
+    arrays, against the per-thread reading of it on random addresses and masks."""
+    import numpy as np
+
+    from analyzer.rules.shared import _other_writer
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n = int(rng.integers(1, 70))
+        sa, la = rng.integers(0, 12, n), rng.integers(0, 12, n)
+        sm, lm = rng.random(n) < rng.random(), rng.random(n) < rng.random()
+        writer: dict = {}
+        for t in np.flatnonzero(sm):
+            writer.setdefault(int(sa[t]), set()).add(int(t))
+        want = any(writer.get(int(la[t]), set()) - {int(t)} for t in np.flatnonzero(lm))
+        assert _other_writer(sa, np.flatnonzero(sm), la, np.flatnonzero(lm)) == want

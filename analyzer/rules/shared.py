@@ -80,15 +80,24 @@ def _cross_thread(ctx: KernelContext, store, load, fenced: tuple[int, int] = (0,
         la = np.broadcast_to(la, (n,))
         sm = models.active_mask(store.guards, point, n)
         lm = models.active_mask(load.guards, point, n)
-        writer = {}
-        for t in np.flatnonzero(sm):
-            writer.setdefault(int(sa[t]), set()).add(int(t))
-        for t in np.flatnonzero(lm):
-            w = writer.get(int(la[t]))
-            if w and (w - {int(t)}):
-                return True
-        return False
+        return _other_writer(sa.astype(np.int64), np.flatnonzero(sm), la.astype(np.int64), np.flatnonzero(lm))
     return None
+
+
+def _other_writer(sa: np.ndarray, writers: np.ndarray, la: np.ndarray, readers: np.ndarray) -> bool:
+    """Whether some reader's element (la[t], t in readers) is written by a writer other than t
+    (sa[w], w in writers): writers sorted by address, each read's run of equal addresses looked up."""
+    if not len(writers) or not len(readers):
+        return False
+    order = np.argsort(sa[writers], kind="stable")
+    addr, who = sa[writers][order], writers[order]
+    want = la[readers]
+    lo = np.searchsorted(addr, want, "left")
+    count = np.searchsorted(addr, want, "right") - lo
+    if (count >= 2).any():
+        return True
+    one = count == 1
+    return bool((who[lo[one]] != readers[one]).any())
 
 
 def _last_iteration(loops, env: dict, a: int, b: int) -> dict | None:

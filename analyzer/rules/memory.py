@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 from .. import models
 from ..parse import SCALAR_SIZES
@@ -53,9 +54,15 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
         yield ctx.finding(r, access.line, access.col,
                           f"uncoalesced global {what}s of a {step}-byte record a lane ({texts}, {where}): "
                           f"{_fmt(per)} sectors/request each, ideal {_fmt(ideal)} {shape}; together they {verb} "
-                          f"{used} of each {step} bytes, in {len(group)} requests a warp where one wide {what} a "
-                          f"record (float4, a struct of them) or a struct-of-arrays layout needs fewer",
+                          f"{used} of each {step} bytes, in {len(group)} requests a warp where one {_wide(step)} "
+                          f"{what} a record or a struct-of-arrays layout needs fewer",
                           accesses=len(group), **data)
+
+
+def _wide(step: int) -> str:
+    """The one access that covers a record of `step` bytes, for the message."""
+    return {4: "32-bit (half2, short2)", 8: "8-byte (float2, int2)", 12: "16-byte (float4, padding the record)",
+            16: "16-byte (float4, int4)"}.get(step, "wide (a struct of float4s)")
 
 
 def _records(flagged: list) -> list[list]:
@@ -188,10 +195,15 @@ def unvectorized(ctx: KernelContext, r):
 
 
 def _scalar(ctx: KernelContext, access) -> bool:
-    """Whether an access's element is a scalar of known size (or a template type, taken as one): a
-    struct's (`curandState`, `Pack2X<T>`) size is not known here, and 4 bytes was only a guess."""
+    """Whether an access's element is a scalar: of known size, a template type, or a type named as
+    scalar typedefs are (`scalar_t`, `real`, `label_t`), all taken as 4 bytes. A struct's or a
+    vector's from a header (`curandState`, `Pack2X<T>`, `glm::vec3`, `mixed4`) is not one, and 4
+    bytes was only a guess."""
     name = " ".join(access.elem_type.replace("const", " ").replace("volatile", " ").split())
-    return name in SCALAR_SIZES or name in ctx.kernel.template_params
+    return name in SCALAR_SIZES or name in ctx.kernel.template_params or _SCALAR_TYPEDEF.fullmatch(name) is not None
+
+
+_SCALAR_TYPEDEF = re.compile(r"[a-z_][a-z0-9_]*[a-z_]")    # lower case, no digit at the end (`float3`)
 
 
 def _has_bound_check(ctx: KernelContext, access) -> bool:
@@ -244,8 +256,8 @@ def missing_guard(ctx: KernelContext, r):
             first = places.setdefault((access.array, access.address), access)
             if (access.line, access.col) < (first.line, first.col):
                 places[(access.array, access.address)] = access
-    unguarded: dict[int, object] = {}     # line -> its first unchecked place
-    for access in sorted(places.values(), key=lambda a: (a.line, a.col)):
+    unguarded: dict[int, object] = {}     # line -> its first unchecked place, in the accesses' order
+    for access in places.values():
         unguarded.setdefault(access.line, access)
     if not unguarded:
         return

@@ -182,6 +182,10 @@ def shared_race(ctx: KernelContext, r):
                 for ld in reads:
                     if ld.array != acc.array or ld.address == acc.address or (ld.line, acc.line) in reported:
                         continue
+                    if ld.loops != acc.loops[:len(ld.loops)] and barrier is not None and \
+                            any(lp in barrier.loops for lp in ld.loops if lp not in acc.loops):
+                        continue    # a read in a loop the write is after, whose passes a barrier splits: only
+                        # its last pass shares the write's interval, and the check evaluates its first
                     if _cross_thread(ctx, acc, ld):
                         reported.add((ld.line, acc.line))
                         war[acc.array] = ctx.finding(

@@ -420,14 +420,21 @@ def _one_block_retry(ctx: KernelContext) -> KernelContext | None:
     assumed sizes (a thread's index scaled by the 8 halves of its vector, or a chunk of 16, runs
     past n=4096 from block 1 on): estimated again on a grid of one block, whose threads have the
     lowest indices. None where that block reaches none either."""
-    launch = models.Launch(ctx.launch.block, (1, 1, 1), ctx.launch.args)
-    gx, gy, gz = ctx.launch.grid
-    source = (f"{ctx.launch_source}; a grid of one block: block 1 of the guessed {gx * gy * gz} reaches none of "
-              "its memory accesses at the assumed sizes")
-    one = KernelContext(ctx.program, ctx.kernel, ctx.accesses, launch, source, ctx.arch, ctx.resources, ctx.options,
-                        param_defaults=ctx.param_defaults, launch_smem=ctx.launch_smem)
-    prepare_estimates([one])
+    one = _on_one_block(ctx, "none of its memory accesses")
     return None if _unreached_note(one) is not None else one
+
+
+def _on_one_block(ctx: KernelContext, reached: str) -> KernelContext:
+    """The kernel estimated again on a grid of one block (its threads have the lowest indices), the
+    launch source saying why: block 1 of the guessed grid reaches only `reached`."""
+    gx, gy, gz = ctx.launch.grid
+    source = (f"{ctx.launch_source}; a grid of one block: block 1 of the guessed {gx * gy * gz} reaches {reached} "
+              "at the assumed sizes")
+    one = KernelContext(ctx.program, ctx.kernel, ctx.accesses, models.Launch(ctx.launch.block, (1, 1, 1), ctx.launch.args),
+                        source, ctx.arch, ctx.resources, ctx.options, param_defaults=ctx.param_defaults,
+                        launch_smem=ctx.launch_smem)
+    prepare_estimates([one])
+    return one
 
 
 def _reached(ctx: KernelContext) -> tuple[int, int, bool]:
@@ -449,13 +456,7 @@ def _loops_retry(ctx: KernelContext) -> KernelContext | None:
     total, reached, in_loops = _reached(ctx)
     if reached in (0, total) or not in_loops:
         return None
-    launch = models.Launch(ctx.launch.block, (1, 1, 1), ctx.launch.args)
-    gx, gy, gz = ctx.launch.grid
-    source = (f"{ctx.launch_source}; a grid of one block: block 1 of the guessed {gx * gy * gz} reaches "
-              f"{reached} of its {total} memory accesses at the assumed sizes")
-    one = KernelContext(ctx.program, ctx.kernel, ctx.accesses, launch, source, ctx.arch, ctx.resources, ctx.options,
-                        param_defaults=ctx.param_defaults, launch_smem=ctx.launch_smem)
-    prepare_estimates([one])
+    one = _on_one_block(ctx, f"{reached} of its {total} memory accesses")
     return one if _reached(one)[1] > reached else None
 
 

@@ -2244,6 +2244,9 @@ class _Walker:
                     "__fdividef", "exp2f", "erff", "__sinf", "__cosf"):
             self.out.flops_per_thread += 1
             self.out.uses_float = True
+        for v in values:    # a loop, not a generator: Cython compiles no closure in a cpdef method
+            if v[0] == "?":
+                return S.UNKNOWN    # an argument the walk could not read (a header struct's member) may differ by thread
         return self.fresh(name[:24] or "call", line, deps) if deps else S.UNKNOWN
 
     def _async_copy(self, node, args) -> None:

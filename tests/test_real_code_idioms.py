@@ -1285,3 +1285,25 @@ void run(const float* x, float* y) { two_pass_norm<<<64, 256>>>(x, y); }
 """
     (hit,) = _codes(src, "SM202")
     assert hit[0] == 15 and "reads at line 11" in hit[1]
+
+
+def test_an_atomic_on_an_address_the_walk_cannot_read_is_no_contended_one():
+    """SPH grid binning (`atomicAdd(&counters[cell], 1)` with `cell = getCellIndex(particles[i].position,
+    ...)`, Particle and getCellIndex from headers): the member of a struct the file does not define is
+    unknown, and an unknown argument made the call's result the same for every thread, so GM105 said
+    32 lanes hit one address. An unknown argument makes the result unknown; an address the walk cannot
+    read is not one address."""
+    src = """
+__global__ void bin(const Particle* particles, int n, float cell_size, int* counters) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int cell = getCellIndex(particles[i].position, cell_size);
+    atomicAdd(&counters[cell], 1);
+    atomicAdd(&counters[particles[i].cell], 1);
+  }
+}
+"""
+    assert _codes(src, "GM105") == []
+    # one address for all, still found
+    (hit,) = _codes(src.replace("atomicAdd(&counters[cell], 1);", "atomicAdd(&counters[0], 1);"), "GM105")
+    assert hit[0] == 6

@@ -332,8 +332,8 @@ def contended_atomic(ctx: KernelContext, r):
     for access, est in zip(ctx.accesses.accesses, ctx.estimates):
         if access.space != "global" or access.kind != "atomic":
             continue
-        if ctx.accesses.thread_dependent(access.address):
-            continue
+        if ctx.accesses.thread_dependent(access.address) or access.address[0] == "?":
+            continue    # per thread, or not known (`&cnt[p[i].cell]` of a header's struct): not one address
         lanes = est.active_lanes if est is not None else _guard_lanes(ctx, access)
         op = _atomic_op(access)
         # a compare-and-swap's own retry loop, `do { old = atomicCAS(p, ...); } while (...)`, is

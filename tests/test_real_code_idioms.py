@@ -1307,3 +1307,30 @@ __global__ void bin(const Particle* particles, int n, float cell_size, int* coun
     # one address for all, still found
     (hit,) = _codes(src.replace("atomicAdd(&counters[cell], 1);", "atomicAdd(&counters[0], 1);"), "GM105")
     assert hit[0] == 6
+
+
+def test_an_index_read_from_memory_is_not_the_thread_id_gm104_blames():
+    """BFS frontier expansion: `v = queue[tid + 1]; b = begin[v];` GM104 said `begin[v]` was indexed by
+    the global thread id (the load's own index is); the unchecked access is the read of queue."""
+    src = """
+__global__ void expand(const int* queue, const int* begin, const int* len, const int* adj, int* visited, int off) {
+  int tid = blockIdx.x * blockDim.x + threadIdx.x + off;
+  int v = queue[tid + 1];
+  int b = begin[v];
+  for (int i = 0; i < len[v]; i++) visited[adj[b + i]] = 1;
+}
+"""
+    assert [line for line, _ in _codes(src, "GM104")] == [4]
+
+
+def test_fp501_says_a_math_h_constant_is_a_double_too():
+    """`__cosf((2.0 * M_PI * k) / m)` in float FFT code: FP501 said to write `2.0f`, after which
+    `2.0f * M_PI` still computes in FP64 (M_PI is a double). The message says so."""
+    src = """
+__global__ void twiddle(float2* t, int m) {
+  int k = threadIdx.x;
+  t[k].x = __cosf((2.0 * M_PI * k) / m);
+}
+"""
+    (hit,) = _codes(src, "FP501")
+    assert "write `2.0f`, and `(float)M_PI` (M_PI is a double too)" in hit[1]

@@ -250,6 +250,8 @@ def missing_guard(ctx: KernelContext, r):
         syms = S.symbols(access.address)
         if not (syms & set(S.THREAD_SYMBOLS)) or not (syms & set(S.BLOCK_SYMBOLS)):
             continue
+        if S.has_load(access.address):
+            continue    # `begin[queue[tid]]`: indexed by a value read from memory; the read is the one to check
         if _has_bound_check(ctx, access):
             checked = True
         else:

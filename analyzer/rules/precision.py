@@ -47,6 +47,12 @@ def double_in_float(ctx: KernelContext, r):
         if lit.folded or lit.narrowed or not _ARITH_PARENTS.search(lit.context.replace(lit.text, "", 1)):
             continue  # `float y = 0.0;`, `real div = 1.0 / 3;` and `y = x / 2.0` compile to no FP64
         single = lit.text.rstrip("lL") + "f"     # `2.0L` (long double: FP64 on the GPU) -> `2.0f`
+        # math.h's constants are doubles too: `2.0f * M_PI` still computes in FP64
+        constants = sorted(set(_MATH_CONSTANT.findall(lit.context)))
+        also = f", and `(float){constants[0]}` ({constants[0]} is a double too)" if constants else ""
         yield ctx.finding(r, lit.line, lit.col,
                           f"double literal `{lit.text}` in `{lit.context[:60]}` makes the arithmetic FP64; "
-                          f"write `{single}`", fix=(Edit(lit.line, lit.col, lit.text, single),), literal=lit.text)
+                          f"write `{single}`{also}", fix=(Edit(lit.line, lit.col, lit.text, single),), literal=lit.text)
+
+
+_MATH_CONSTANT = re.compile(r"\bM_[A-Z0-9_]+\b")

@@ -491,11 +491,10 @@ def _template_note(ctx: KernelContext) -> str | None:
                 names.update(unbound)
     if not held:
         return None
-    listed = ", ".join(sorted(names))
-    first = sorted(names)[0]
+    names = sorted(names)
     return (f"coalescing and bank conflicts of {held} access{'es' if held > 1 else ''} not judged: their addresses "
-            f"depend on the template values {listed}, which nothing in the file gives (give them: "
-            f"`// cudaperf: launch {ctx.kernel.name}<...>`, or `--arg {first}=...`)")
+            f"depend on the template values {', '.join(names)}, which nothing in the file gives (give them: "
+            f"`// cudaperf: launch {ctx.kernel.name}<...>`, or `--arg {names[0]}=...`)")
 
 
 def _int(text: str, consts) -> int | None:

@@ -25,7 +25,7 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
         if per > ideal * ctx.options.coalescing_slack and per - ideal >= 2 and \
                 not ctx.unbound_template_values(access, est):
             flagged.append((access, est))
-    for group in _records(flagged):
+    for group, step, offsets in _records(flagged):
         access, est = group[0]
         per, ideal = est.per_request, est.ideal_per_request
         what = "load" if access.kind == "load" else "store"
@@ -45,8 +45,7 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
         # the fields of one record a lane (`p[3 * i]`, `p[3 * i + 1]`, `p[3 * i + 2]`): each access is
         # as wasteful alone, but together they use more of the sectors they touch (L1 keeps them
         # between the accesses), and the remedy is one for all: one finding, which counts them all
-        step = _record_key(access)[2]
-        used = min(step, len({S.to_poly(a.address).get((), 0) for a, _ in group}) * access.elem_size)
+        used = min(step, len(set(offsets)) * access.elem_size)
         texts = ", ".join(f"`{a.text}`" for a, _ in group[:4]) + (", ..." if len(group) > 4 else "")
         lines = sorted({a.line for a, _ in group})
         where = f"line {lines[0]}" if len(lines) == 1 else f"lines {lines[0]}-{lines[-1]}"
@@ -65,23 +64,24 @@ def _wide(step: int) -> str:
             16: "16-byte (float4, int4)"}.get(step, "wide (a struct of float4s)")
 
 
-def _records(flagged: list) -> list[list]:
-    """The flagged accesses in groups, each in the order met: the fields of one record a lane (one
-    array and kind, in the same loops, addresses that differ by a constant less than the step a
-    lane takes), else one access a group."""
-    groups: dict = {}     # base -> [(its accesses, the first one's offset)]
-    out: list[list] = []
+def _records(flagged: list) -> list[tuple[list, int, list]]:
+    """The flagged accesses in groups, each in the order met, with the step a lane takes and each
+    member's constant offset: the fields of one record a lane (one array and kind, in the same loops,
+    addresses that differ by a constant less than the step), else one access a group (step 0)."""
+    groups: dict = {}     # base -> [(group, the first one's offset)]
+    out: list[tuple[list, int, list]] = []
     for access, est in flagged:
         key = _record_key(access)
         if key is None:
-            out.append([(access, est)])
+            out.append(([(access, est)], 0, []))
             continue
         base, offset, step = key
         near = next((g for g, first in groups.get(base, ()) if abs(offset - first) < step), None)
         if near is not None:
-            near.append((access, est))
+            near[0].append((access, est))
+            near[2].append(offset)
             continue
-        group = [(access, est)]
+        group = ([(access, est)], step, [offset])
         groups.setdefault(base, []).append((group, offset))
         out.append(group)
     return out

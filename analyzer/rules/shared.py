@@ -141,9 +141,10 @@ def _fenced(barrier, store, load) -> tuple[int, int]:
           Follows shared-memory stores and loads in program order; when a load reads an element
           that another thread of the block stored since the last `__syncthreads()` (or
           `__syncwarp()`), it reports a race, and when a store overwrites an element another
-          thread read since then (`s[t] = s[t + i]` in a loop: thread t - i may not have read it yet). A statement macro whose definition is not in the
-          file and whose name says sync or barrier (`SYNC_WARPS;`) is taken as a barrier, with a
-          note, as are inline PTX barriers (`bar.sync`, `bar.arrive`, `mbarrier.try_wait`).
+          thread read since then (`s[t] = s[t + i]` in a loop: thread t - i may not have read it
+          yet). A statement macro whose definition is not in the file and whose name says sync or
+          barrier (`SYNC_WARPS;`) is taken as a barrier, with a note, as are inline PTX barriers
+          (`bar.sync`, `bar.arrive`, `mbarrier.try_wait`).
 
       Why is this bad?
           Without a barrier nothing orders the other thread's store before this load: the result

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 from . import symbolic as S
 from ._records import fast_init
-from .parse import (DOUBLE_TYPES, FIELD, FLOAT_TYPES, WMMA_FRAGMENT, Function, Program, alias_of, code_children,
-                    count, params_of, type_size)
+from .parse import (_WORD_BYTES, DOUBLE_TYPES, FIELD, FLOAT_TYPES, WMMA_FRAGMENT, Function, Program, alias_of,
+                    code_children, count, params_of, type_size)
 from .symbolic import Expr
 from .vectorize import merge_shared, unroll_factor
 
@@ -662,7 +662,19 @@ def _incdec(node) -> str:
 
 # where an assignment or ++/-- may be: every `=` (of `=`, `+=`, `<<=`...; also of `==`, `<=`, a
 # declaration's `=`, which the node types below leave out), `++`, `--`, and C++'s word operators
-_ASSIGN_MARK = re.compile(rb"=|\+\+|--|\b(?:and_eq|or_eq|xor_eq)\b")
+# (`and_eq`: found by their `_eq`, which keeps a first-byte scan; a leading \b makes `re` try every byte)
+_ASSIGN_MARK = re.compile(rb"=|\+\+|--|_eq\b")
+_WORD_OPERATORS = (b"and", b"xor", b"or")
+
+
+def _word_operator(src: bytes, at: int, start: int) -> int:
+    """Where the word operator whose `_eq` is at `at` begins (`and_eq`, `or_eq`, `xor_eq` as a
+    word of their own, not before `start`), or -1 (`is_eq`, `band_eq`)."""
+    for word in _WORD_OPERATORS:
+        begin = at - len(word)
+        if begin >= start and src.startswith(word, begin) and (begin == 0 or src[begin - 1] not in _WORD_BYTES):
+            return begin
+    return -1
 
 
 def _assignments(node, src: bytes) -> list[tuple]:
@@ -671,8 +683,14 @@ def _assignments(node, src: bytes) -> list[tuple]:
     operator's expression (the mark is its own token); a tree-sitter query finds the same nodes
     but compiling one costs ~30 ms, a tenth of the command line's start."""
     found, seen = [], set()
-    for m in _ASSIGN_MARK.finditer(src, node.start_byte, node.end_byte):
-        n = node.named_descendant_for_byte_range(m.start(), m.start() + 1)
+    start = node.start_byte
+    for m in _ASSIGN_MARK.finditer(src, start, node.end_byte):
+        at = m.start()
+        if src[at] == 95:    # `_eq`
+            at = _word_operator(src, at, start)
+            if at < 0:
+                continue
+        n = node.named_descendant_for_byte_range(at, at + 1)
         if n is None:
             continue
         kind = _KINDS[n.kind_id]

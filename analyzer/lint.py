@@ -344,10 +344,10 @@ def _included(source: bytes, path: str) -> Program | None:
 def _launch_notes(program: Program) -> tuple[dict, list]:
     """The file's `// cudaperf: launch` annotations by the kernel each is for, as launch specs
     with their template arguments, and the ones not used, with why (PA002 reports them)."""
-    from .annotations import NoteProblem, scan as scan_notes
-
     if b"cudaperf:" not in program.source:
         return {}, []
+    from .annotations import NoteProblem, scan as scan_notes
+
     notes, problems = scan_notes(program.source.decode("utf-8", "replace"), program.constants)
     out: dict[str, tuple[LaunchSpec, tuple[str, ...], int]] = {}
     for note in notes:

@@ -632,11 +632,13 @@ def in_registers(text: str, name: str, after: int, known: dict, counters: set[st
 def register_cap(kernel: Function) -> int:
     """The most registers ptxas gives the kernel: what its `__launch_bounds__` leaves (the same on
     every architecture modelled: 64K registers an SM) and its `__maxnreg__`, else 255."""
-    from . import models
-
     lb = kernel.launch_bounds
-    cap = 255 if lb is None or not lb.max_threads else \
-        models.launch_bounds_registers(models.arch("sm_90"), lb.max_threads, lb.min_blocks)
+    if lb is None or not lb.max_threads:
+        cap = 255
+    else:
+        from . import models    # here, not at the top: only kernels with launch bounds need it
+
+        cap = models.launch_bounds_registers(models.arch("sm_90"), lb.max_threads, lb.min_blocks)
     return min(cap, kernel.max_registers or 255)
 
 

@@ -90,6 +90,7 @@ __global__ void edges(float* a, int* b, int n) {
         i = j = k;
         j <<= 1; j >>= 1; j |= 2; j &= 7; j ^= 1; j %= 3; j /= 2; j *= 4; j -= 1;
         i and_eq 3; i or_eq 4; i xor_eq 5;
+        int band_eq = 0, x_eq = 1, is_eq = 2; band_eq = x_eq; x_eq and_eq band_eq; is_eq++; x_eq xor_eq is_eq;
         i+++j; --j; j--; ++b[k]; (*b)++; b[0]--;
         auto f = [&](int t) { t = i; j += t; return t; };
         f(k);

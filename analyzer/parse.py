@@ -1421,7 +1421,8 @@ class _Builder:
                                             "else_clause", "switch_statement", "case_statement", "field_declaration_list",
                                             "argument_list", "return_statement", "labeled_statement", "init_declarator",
                                             "assignment_expression", "parenthesized_expression", "binary_expression",
-                                            "lambda_expression", "comma_expression", "conditional_expression"):
+                                            "lambda_expression", "comma_expression", "conditional_expression",
+                                            "try_statement", "catch_clause", "for_range_loop", "condition_clause"):
                     stack.extend(self._inner(node, t, tparams))
         self.errors.sort(key=lambda e: (e.line, e.col))
         self.functions.sort(key=lambda f: f.line)

@@ -67,6 +67,24 @@ void second(float* y, int threads, dim3 block) {
     assert [l.block for l in p.launches] == [(128, 1, 1), (16, 8, 1), None, None]
 
 
+def test_launches_inside_try_catch_and_range_for_are_launch_sites():
+    # a host function that launches inside `try { ... }` (a public PageRank) had no launch site at all:
+    # the walk did not enter try, catch or range-for statements
+    src = b"""__global__ void k(float* y) { y[threadIdx.x] = 0; }
+void run(float* y, std::vector<int>& v) {
+  try {
+    const int block_size = 128;
+    for (int it = 0; it < 10; it++) k<<<4, block_size>>>(y);
+  } catch (const std::exception& e) {
+    k<<<1, 64>>>(y);
+  }
+  for (auto n : v) { k<<<n, 32>>>(y); }
+}
+"""
+    assert [(l.kernel, l.block, l.line) for l in parse(src).launches] == [
+        ("k", (128, 1, 1), 5), ("k", (64, 1, 1), 7), ("k", (32, 1, 1), 9)]
+
+
 def test_partial_parse_keeps_what_parsed():
     src = b"""__global__ void good(float* y) { y[threadIdx.x] = 1.0f; }
     int broken( {

@@ -663,6 +663,8 @@ def _incdec(node) -> str:
 # where an assignment or ++/-- may be: every `=` (of `=`, `+=`, `<<=`...; also of `==`, `<=`, a
 # declaration's `=`, which the node types below leave out), `++`, `--`, and C++'s word operators
 # (`and_eq`: found by their `_eq`, which keeps a first-byte scan; a leading \b makes `re` try every byte)
+# a struct's type name as a variable's declared type holds it (`Params`, `ns::Args<float>`)
+_TYPE_NAME = re.compile(r"[A-Za-z_][\w:]*(?:<[\w\s:,<>*]*>)?")
 _ASSIGN_MARK = re.compile(rb"=|\+\+|--|_eq\b")
 _WORD_OPERATORS = (b"and", b"xor", b"or")
 
@@ -2662,12 +2664,33 @@ class _Walker:
         owner = self.types.get(self.text(arg), "")
         struct = self.resolve(owner.rstrip("*").strip())
         fields = self.p.fields.get(struct)
+        if fields is None and self._header_struct(struct) and (owner.endswith("*") or self.k.param(self.text(arg)) is not None):
+            # a pointer to such a struct, or the kernel's parameter (a local's members are its own)
+            return self._header_field(self.text(arg), self.text(fld), struct)
         entry = fields.get(self.text(fld)) if fields else None
         if entry is None or not entry[1].endswith("*"):
             return None
         pointee = self.resolve(entry[1].rstrip("*").strip())
         size = self.size_of(pointee) or 4
         return _Ptr(f"{self.text(arg)}.{self.text(fld)}", ("c", 0), pointee, size, "global")
+
+    def _header_struct(self, struct: str) -> bool:
+        """Whether a variable's type is a struct whose fields the file does not hold (a header's
+        `Params`, a template's type parameter): not a scalar, vector or struct of known size."""
+        return bool(struct) and struct != "auto" and _TYPE_NAME.fullmatch(struct) is not None \
+            and self.size_of(struct) is None
+
+    def _header_field(self, var: str, field: str, struct: str) -> _Ptr:
+        """`p.x[i]` / `p->x[i]` where `p`'s struct is not in the file: x, subscripted, is taken as a
+        pointer to global memory of 4-byte elements (a kernel's parameter struct from a header
+        carries its buffers so), and a note says so. Its element type is unknown ("?")."""
+        note = (f"`{var}`'s type {struct} is not defined in the file: its subscripted members (`{var}.{field}[...]`) "
+                "taken as global memory of 4-byte elements")
+        if any(n.startswith(note[:note.index(":")]) for n in self.out.notes):
+            return _Ptr(f"{var}.{field}", ("c", 0), "?", 4, "global")
+        if note not in self.out.notes:
+            self.out.notes.append(note)
+        return _Ptr(f"{var}.{field}", ("c", 0), "?", 4, "global")
 
     def _array_dims(self, arr) -> tuple:
         """A file-scope or `__shared__` array's dimensions: the parser's constants, else the size

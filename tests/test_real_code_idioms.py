@@ -1334,3 +1334,28 @@ __global__ void twiddle(float2* t, int m) {
 """
     (hit,) = _codes(src, "FP501")
     assert "write `2.0f`, and `(float)M_PI` (M_PI is a double too)" in hit[1]
+
+
+HEADER_PARAMS = """#include "params.h"
+__global__ void scale(Params p, const Args* __restrict__ q, float a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    hash_t local;
+    local.words[i % 4] = 1u;
+    if (i < p.n) p.y[i * 32] = a * p.x[i] + q->w[i];
+}
+"""
+
+
+def test_buffers_in_a_parameter_struct_from_a_header_are_global_accesses():
+    """`p.x[i]` where `Params` comes from a header (a kernel's parameter struct carrying its
+    buffers): the access was dropped, with no estimate and no finding. A subscripted member of
+    the kernel's parameter, or through a pointer to such a struct, is global memory of 4-byte
+    elements now, with a note; a local's members are its own (`hash_t local`: not global)."""
+    r = lint_source(HEADER_PARAMS, "k.cu")
+    ctx = r.contexts[0]
+    got = {(a.array, a.kind, a.space) for a in ctx.accesses.accesses}
+    assert {("p.x", "load", "global"), ("p.y", "store", "global"), ("q.w", "load", "global")} <= got
+    assert not any(a.array.startswith("local") and a.space == "global" for a in ctx.accesses.accesses)
+    assert [(f.code, f.line) for f in r.findings if f.code in ("GM101", "GM102")] == [("GM102", 6)]
+    assert any("`p`'s type Params is not defined in the file" in n for n in ctx.accesses.notes)
+    assert all(a.elem_type == "?" for a in ctx.accesses.accesses if a.array in ("p.x", "p.y", "q.w"))

@@ -1359,3 +1359,76 @@ def test_buffers_in_a_parameter_struct_from_a_header_are_global_accesses():
     assert [(f.code, f.line) for f in r.findings if f.code in ("GM101", "GM102")] == [("GM102", 6)]
     assert any("`p`'s type Params is not defined in the file" in n for n in ctx.accesses.notes)
     assert all(a.elem_type == "?" for a in ctx.accesses.accesses if a.array in ("p.x", "p.y", "q.w"))
+
+
+RADIX_GUARD = """#define RADIX 256
+__global__ void k(unsigned *flags, unsigned *out, unsigned part) {
+    __shared__ unsigned s[RADIX];
+    if (threadIdx.x < RADIX) {
+        if (part & 1) {
+            while (flags[threadIdx.x] == 0) { __threadfence(); }
+            __syncthreads();
+        }
+        s[threadIdx.x] = flags[threadIdx.x];
+    }
+    __syncthreads();
+    out[blockIdx.x * RADIX + threadIdx.x] = s[threadIdx.x];
+}
+"""
+
+
+@pytest.mark.parametrize("launch, fires", [
+    ("void go(unsigned *f, unsigned *o, int n) { k<<<n, RADIX>>>(f, o, 1u); }\n", False),   # every thread
+    ("void go(unsigned *f, unsigned *o, int n) { k<<<n, 512>>>(f, o, 1u); }\n", True),      # half skip it
+    ("", True),     # no launch: the default block is a guess, the condition may split a larger one
+])
+def test_a_barrier_under_a_thread_bound_that_the_known_block_meets_whole(launch, fires):
+    """`if (threadIdx.x < RADIX) { ... __syncthreads(); }` launched with RADIX threads: every thread
+    of the block reaches the barrier (GPUSorting's emulated deadlocking sort). SY301 said some skip it."""
+    hits = _codes(RADIX_GUARD + launch, "SY301")
+    assert bool(hits) == fires
+
+
+ROWS_OF_BLOCKS = """
+__global__ void row_copy(const long *tokens, long *out, int row_len) {
+    int row = blockIdx.x, col = threadIdx.x;
+    out[row * row_len + col] = tokens[row * row_len + col];
+}
+__global__ void flat(const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    y[i] = 2.0f * x[i];
+}
+__global__ void rows(const float *x, float *y, int w) {
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    y[r * w + threadIdx.x] = x[r * w + threadIdx.x];
+}
+"""
+
+
+def test_a_block_per_row_is_no_global_thread_index():
+    """`out[blockIdx.x * row_len + threadIdx.x]` (fairseq's n-gram blocking: one block per row, its
+    threads the row's columns): the grid counts rows, no last block overhangs, and GM104 said one did.
+    A global thread index, also one scaled by a row stride, is still checked."""
+    r = lint_source(ROWS_OF_BLOCKS, "r.cu")
+    assert sorted(f.kernel for f in r.findings if f.code == "GM104") == ["flat", "rows"]
+
+
+SERIAL_NGRAM = """
+__global__ void ban(const long *tokens, float *lprobs, int max_len, int ngram) {
+    extern __shared__ long sh[];
+    int col = threadIdx.x;
+    sh[col] = tokens[blockIdx.x * max_len + col];
+    if (col == blockDim.x - 1)
+        for (int i = 1; i < ngram; i++)
+            sh[col + i] = tokens[blockIdx.x * max_len + col + i];
+    __syncthreads();
+    lprobs[blockIdx.x * max_len + col] = (float)sh[col + ngram - 1];
+}
+"""
+
+
+def test_a_serial_loop_s_trip_count_from_an_assumed_size_says_so():
+    """DV402 on `for (i = 1; i < ngram; i++)` run by one lane: ~4095 iterations came from ngram's
+    assumed 4096 (an n-gram length, 2-4 in practice); the message now says the count is a guess."""
+    (f,) = [f for f in lint_source(SERIAL_NGRAM, "s.cu").findings if f.code == "DV402"]
+    assert "at the assumed ngram=4096" in f.message and "fewer than 32 iterations would be harmless" in f.message

@@ -4,6 +4,9 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
+
+from .. import models
 from .. import symbolic as S
 from . import KernelContext, rule
 
@@ -43,7 +46,8 @@ def divergent_barrier(ctx: KernelContext, r):
             continue
         bad = [g for g in b.guards if ctx.accesses.thread_dependent(g)]
         if bad:
-            bad = [g for g in bad if not _same_in_block(g, b.loops, ctx.accesses)]
+            bad = [g for g in bad if not _same_in_block(g, b.loops, ctx.accesses)
+                   and not (not ctx.block_guessed and _same_for_the_block(g, ctx.launch.block))]
         if bad and all(any(g is e for e in exits) for g in bad):
             # an early return before the barrier: an idiom that runs on current GPUs, which count
             # exited threads as arrived, and that CUDA still leaves undefined. Reported at the
@@ -66,6 +70,30 @@ def divergent_barrier(ctx: KernelContext, r):
                           f"`{_readable(ret[2] if ret[0] == 'b' else ret)}` holds; CUDA leaves a barrier that some threads of "
                           f"the block never reach undefined (current GPUs count exited threads as arrived; "
                           f"guard the work instead of returning){rest}")
+
+
+def _same_for_the_block(guard: S.Expr, block: tuple[int, int, int]) -> bool:
+    """Whether a condition of the thread indices and block size alone holds for all of a known
+    block's threads or for none (`threadIdx.x < RADIX` where the launch's block is RADIX threads):
+    then no thread skips what it guards. False where it reads anything else."""
+    if not S.symbols(guard) <= _BLOCK_SYMBOLS:
+        return False
+    bx, by, bz = block
+    n = bx * by * bz
+    if n > 1024 or n < 1:
+        return False
+    t = np.arange(n, dtype=np.int64)
+    env = {"threadIdx.x": t % bx, "threadIdx.y": (t // bx) % by, "threadIdx.z": t // (bx * by),
+           "blockDim.x": bx, "blockDim.y": by, "blockDim.z": bz}
+    with np.errstate(all="ignore"):
+        v = S.evaluate(guard, env)
+    if v is None:
+        return False
+    v = np.asarray(v)
+    return v.dtype.kind in "biuf" and (bool(v.all()) or not v.any())
+
+
+_BLOCK_SYMBOLS = frozenset(("threadIdx.x", "threadIdx.y", "threadIdx.z", "blockDim.x", "blockDim.y", "blockDim.z"))
 
 
 def _readable(e: S.Expr) -> str:
@@ -332,9 +360,15 @@ def serial_loop(ctx: KernelContext, r):
             alone = passes.warps <= 1
             who = "one lane of the block" if alone else "one lane of each warp"
             idle = f"{ctx.launch.threads - 1} other threads of the block" if alone else "31 other threads of its warp"
+            # a trip count from a size nobody gave (`i < ngram` at 4096) is a guess: the message says so
+            loop = a.loops[depth]
+            bound = S.symbols(loop.cond) if loop.cond is not None else frozenset()
+            guessed = sorted(n for n in est.assumed if n in bound)
+            at = (f" (at the assumed {', '.join(f'{n}={models.DEFAULT_PARAM_VALUE}' for n in guessed)}; fewer than "
+                  f"{SERIAL_ITERATIONS} iterations would be harmless)") if guessed else ""
             yield ctx.finding(r, line, _keyword_col(ctx, line, a.loops[depth].kind),
                               f"only {who} runs the loop at line {line} (`{b.text[:60]}`): ~{iterations:.0f} "
-                              f"iterations one after another while {idle} wait; spread the iterations over the lanes",
+                              f"iterations one after another while {idle} wait{at}; spread the iterations over the lanes",
                               iterations=round(iterations, 1), lanes=int(passes.warps))
 
 

@@ -242,6 +242,7 @@ def missing_guard(ctx: KernelContext, r):
     launches = ctx.program.launches_of(ctx.kernel.name)
     if launches and all(l.grid_exact for l in launches):
         return      # every launch's grid rounds down (`n / 256`): no block overhangs the data
+    sizes = {p.name for p in ctx.kernel.params if not p.pointer}
     places: dict = {}     # (array, address) -> its first unchecked access: `C[i] =\n  beta * C[i]` is one place
     checked = False
     for access in ctx.accesses.accesses:
@@ -252,6 +253,8 @@ def missing_guard(ctx: KernelContext, r):
             continue
         if S.has_load(access.address):
             continue    # `begin[queue[tid]]`: indexed by a value read from memory; the read is the one to check
+        if _rows_of_blocks(access.address, sizes):
+            continue    # `out[blockIdx.x * row_len + threadIdx.x]`: a block per row, no global thread index
         if _has_bound_check(ctx, access):
             checked = True
         else:
@@ -277,6 +280,42 @@ def missing_guard(ctx: KernelContext, r):
                           f"threads of an overhanging last block access out of bounds{also}",
                           array=access.array, address=S.to_str(access.address),
                           unchecked_lines=1 if checked else len(lines))
+
+
+_LAUNCH_DIMS = frozenset(S.DIM_SYMBOLS)
+_BLOCK_INDICES = frozenset(S.BLOCK_SYMBOLS)
+
+
+def _rows_of_blocks(address: S.Expr, params: set[str]) -> bool:
+    """Whether an address reads the block index only as a row of a runtime length (`blockIdx.x *
+    row_len + threadIdx.x`: a block per row, its threads the row's columns; `row_len` one of the
+    kernel's scalar `params`), never in a global thread index (`blockIdx.x * blockDim.x`, also times
+    a row stride, or `blockIdx.x * 256`, `blockIdx.x * BLOCK`: a block index scaled by its own block
+    size, launch sizes or compile-time values). Such a grid is a count of rows, not rounded up: no
+    last block overhangs. Parts without a block index are opaque (`n / 2`: no polynomial)."""
+    opaque: dict[str, frozenset] = {}
+
+    def atom(e):
+        syms = S.symbols(e)
+        if e[0] == "s" or syms & _BLOCK_INDICES:
+            return None
+        name = f"%{len(opaque)}"
+        opaque[name] = syms
+        return name
+
+    poly = S.to_poly(address, atom)
+    if poly is None:
+        return False
+    scaled = []    # (the block index's own axis, the symbols of what else scales it)
+    for m in poly:
+        for b in S.BLOCK_SYMBOLS:
+            if b in m:
+                rest = set()
+                for x in m:
+                    if x != b:
+                        rest |= opaque.get(x, {x})
+                scaled.append((b[-1], rest))
+    return bool(scaled) and all("blockDim." + axis not in rest and rest & params for axis, rest in scaled)
 
 
 # Atomics that set a value rather than add one up: under a condition on the data, outside loops,

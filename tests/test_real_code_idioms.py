@@ -1432,3 +1432,28 @@ def test_a_serial_loop_s_trip_count_from_an_assumed_size_says_so():
     assumed 4096 (an n-gram length, 2-4 in practice); the message now says the count is a guess."""
     (f,) = [f for f in lint_source(SERIAL_NGRAM, "s.cu").findings if f.code == "DV402"]
     assert "at the assumed ngram=4096" in f.message and "fewer than 32 iterations would be harmless" in f.message
+
+
+SHARED_TABLE = """
+__device__ unsigned round_body(const unsigned* K, unsigned x) {
+  x += K[0]; x ^= K[1]; x += K[2]; x ^= K[3];
+  x += K[4];
+  x ^= K[5];
+  return x;
+}
+__global__ void rounds(const unsigned* table, unsigned* out) {
+  __shared__ unsigned s_K[64];
+  if (threadIdx.x < 64) s_K[threadIdx.x] = table[threadIdx.x];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = round_body(s_K, threadIdx.x);
+}
+void go(const unsigned* t, unsigned* o) { rounds<<<16, 128>>>(t, o); }
+"""
+
+
+def test_one_missing_barrier_before_a_table_s_many_reads_is_one_finding():
+    """ccminer's sha256t fills a shared table of round constants and reads it, in a device function,
+    with no barrier between: SM202 said so 78 times, once a read line. One finding a write now, at the
+    first read, naming the other reads' lines; the reward's count of racing read lines is unchanged."""
+    (f,) = [f for f in lint_source(SHARED_TABLE, "t.cu").findings if f.code == "SM202"]
+    assert f.line == 3 and "write at line 10" in f.message and "so may the reads at lines 4, 5" in f.message
+    assert f.estimate["accesses"] == 3       # a read line each, as the findings were

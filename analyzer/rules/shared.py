@@ -171,7 +171,7 @@ def shared_race(ctx: KernelContext, r):
     block = "" if not ctx.block_guessed else f" (block {'x'.join(map(str, ctx.launch.block))} from {ctx.launch_source})"
     for ev in ctx.accesses.events:
         if ev.kind == "barrier":
-            yield from _interval(raw, war)
+            yield from _interval(raw, war, ctx, r, block)
             pending.clear()
             reads.clear()
             barrier = ev.item
@@ -198,28 +198,48 @@ def shared_race(ctx: KernelContext, r):
                         break
             continue
         reads.append(acc)
-        for st in pending:
+        # the latest write it races with: the barrier goes between that one and the read
+        for st in reversed(pending):
             if st.array != acc.array or st.address == acc.address or (acc.line, st.line) in reported:
                 continue
             if acc.kind == "atomic" or st.kind == "atomic":
                 continue
             if _cross_thread(ctx, st, acc, _fenced(barrier, st, acc)):
                 reported.add((acc.line, st.line))
-                raw.append(ctx.finding(r, acc.line, acc.col,
-                                       f"shared read `{acc.text}` may see another thread's write at line {st.line} "
-                                       f"(`{st.text}`) with no barrier in between: add __syncthreads() "
-                                       f"(or __syncwarp() within one warp){block}",
-                                       array=acc.array, write_line=st.line))
+                raw.append((acc, st))
                 break
-    yield from _interval(raw, war)
+    yield from _interval(raw, war, ctx, r, block)
 
 
-def _interval(raw: list, war: dict):
-    """A barrier interval's findings, and the lists emptied for the next: each read of another
-    thread's write, and a write over another thread's read only on an array with no such read (a
-    warp-synchronous reduction's steps race both ways; its reads say it once a step)."""
-    raced = {f.estimate["array"] for f in raw}
-    found = list(raw) + [f for array, f in war.items() if array not in raced]
+def _interval(raw: list, war: dict, ctx: KernelContext, r, block: str):
+    """A barrier interval's findings, and the lists emptied for the next: the reads of another
+    thread's write, one finding per write (at its first such read, naming the other reads' lines:
+    one missing barrier before a table's many reads is one finding), and a write over another
+    thread's read only on an array with no such read (a warp-synchronous reduction's steps race
+    both ways; its reads say it once a step)."""
+    by_write: dict = {}
+    for acc, st in raw:
+        by_write.setdefault(id(st), (st, []))[1].append(acc)
+    found = []
+    for st, reads in by_write.values():
+        acc = reads[0]
+        lines = sorted({a.line for a in reads[1:]} - {acc.line})
+        also = ""
+        if lines:
+            shown = ", ".join(map(str, lines[:_SHOWN_LINES])) + (f" and {len(lines) - _SHOWN_LINES} more"
+                                                                 if len(lines) > _SHOWN_LINES else "")
+            also = f"; so may the reads at line{'s' if len(lines) > 1 else ''} {shown}"
+        found.append(ctx.finding(r, acc.line, acc.col,
+                                 f"shared read `{acc.text}` may see another thread's write at line {st.line} "
+                                 f"(`{st.text}`) with no barrier in between: add __syncthreads() "
+                                 f"(or __syncwarp() within one warp){block}{also}",
+                                 array=acc.array, write_line=st.line,
+                                 **({"accesses": len(reads)} if len(reads) > 1 else {})))
+    raced = {acc.array for acc, _ in raw}
+    found += [f for array, f in war.items() if array not in raced]
     raw.clear()
     war.clear()
     yield from found
+
+
+_SHOWN_LINES = 8    # a grouped finding's other lines named, the rest counted

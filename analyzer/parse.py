@@ -903,6 +903,11 @@ def _function_macros(src: bytes) -> dict[bytes, tuple[list[bytes], bytes, bool]]
             continue    # GNU's `name...`, or malformed
         if _STATEMENT_START.match(body):
             entry = (params, body, True)
+        elif b"<<<" in body and b"#" not in body and len(body) <= 4 * _MACRO_BODY_MAX and _matching_parens(body) \
+                and body.count(b"{") == body.count(b"}"):
+            # a launch behind a macro (`#define LAUNCH(T, NT) { k<T, NT><<<grid, block>>>(...); }`, used in
+            # a host function that declares grid and block): expanded in place, it is a launch site
+            entry = (params, body, True)
         elif len(body) <= _MACRO_BODY_MAX and not _NOT_EXPRESSION.search(body) and _matching_parens(body):
             entry = (params, body, False)
         elif _ASM_BODY.match(body) and len(body) <= 4 * _MACRO_BODY_MAX and _matching_paren(body, body.index(b"(")) == len(body):

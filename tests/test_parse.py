@@ -85,6 +85,29 @@ void run(float* y, std::vector<int>& v) {
         ("k", (128, 1, 1), 5), ("k", (64, 1, 1), 7), ("k", (32, 1, 1), 9)]
 
 
+def test_a_launch_behind_a_macro_is_a_launch_site():
+    # sglang's and vLLM's `#define LAUNCH_MERGE_ATTN_STATES(scalar_t, NUM_THREADS) { k<...><<<grid, block>>>(...); }`
+    # used in a host function that declares grid and block: the launch was not seen (the default block 256)
+    src = b"""template <typename T, unsigned NT>
+__global__ void scale(T *out, const T *in, unsigned n) {
+  unsigned i = blockIdx.x * NT + threadIdx.x;
+  if (i < n) out[i] = in[i] * 2;
+}
+#define LAUNCH_SCALE(T, NT)                          \\
+  {                                                  \\
+    scale<T, NT><<<grid, block>>>(out, in, n);       \\
+  }
+void run(float *out, const float *in, unsigned n) {
+  constexpr unsigned NUM_THREADS = 128;
+  dim3 block(NUM_THREADS);
+  dim3 grid((n + NUM_THREADS - 1) / NUM_THREADS);
+  LAUNCH_SCALE(float, NUM_THREADS);
+}
+"""
+    (l,) = parse(src).launches
+    assert (l.kernel, l.template_args, l.block, l.line) == ("scale", ("float", "128"), (128, 1, 1), 14)
+
+
 def test_partial_parse_keeps_what_parsed():
     src = b"""__global__ void good(float* y) { y[threadIdx.x] = 1.0f; }
     int broken( {

@@ -663,6 +663,8 @@ def _incdec(node) -> str:
 # where an assignment or ++/-- may be: every `=` (of `=`, `+=`, `<<=`...; also of `==`, `<=`, a
 # declaration's `=`, which the node types below leave out), `++`, `--`, and C++'s word operators
 # (`and_eq`: found by their `_eq`, which keeps a first-byte scan; a leading \b makes `re` try every byte)
+# PyTorch's tensor accessors as kernel parameters: element type, dimensions
+_ACCESSOR = re.compile(r"\b(?:Generic)?(?:Packed)?TensorAccessor(?:32|64)?\s*<\s*([\w:]+(?:\s*<[^<>]*>)?)\s*,\s*(\d+)")
 # a struct's type name as a variable's declared type holds it (`Params`, `ns::Args<float>`)
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w:]*(?:<[\w\s:,<>*]*>)?")
 _ASSIGN_MARK = re.compile(rb"=|\+\+|--|_eq\b")
@@ -833,7 +835,11 @@ class _Walker:
             seen_params.add(prm.name)
         for prm in kernel.params:
             self.types[prm.name] = prm.type + "*" * prm.pointer
-            if prm.pointer:
+            accessor = None if prm.pointer else self._accessor(prm.name, prm.type)
+            if accessor is not None:
+                self.ptrs[prm.name] = accessor
+                self.scalar_params.discard(prm.name)
+            elif prm.pointer:
                 size = program.type_size(prm.type, self.type_args)
                 if size is None:
                     size = 4
@@ -841,6 +847,25 @@ class _Walker:
                 self.ptrs[prm.name] = _Ptr(prm.name, ("c", 0), self.resolve(prm.type), size, "global")
             else:
                 self.g.add_node(prm.name)
+
+    def _accessor(self, name: str, type_name: str) -> _Ptr | None:
+        """A PyTorch tensor accessor parameter (`PackedTensorAccessor32<float, 2, RestrictPtrTraits>
+        acc`, also 64, Generic..., TensorAccessor): global memory of its element type in as many
+        dimensions, row-major and contiguous as a tensor made by `torch.empty` is, each dimension
+        after the first of the size `acc.size(d)` (a value nobody gives: assumed, with a note).
+        None for any other type."""
+        m = _ACCESSOR.search(self.resolve(type_name))
+        if m is None:
+            return None
+        elem, ndim = m.group(1).strip(), int(m.group(2))
+        if not 1 <= ndim <= 8:
+            return None
+        size = self.size_of(elem)
+        if size is None:
+            size = 4
+            self._unbound_type(elem)
+        dims = (None,) + tuple(("s", f"{name}.size({d})") for d in range(1, ndim))
+        return _Ptr(name, ("c", 0), self.resolve(elem), size, "global", dims)
 
     # -- helpers
     def text(self, node) -> str:
@@ -2178,6 +2203,15 @@ class _Walker:
             method = fn.child_by_field_id(F_FIELD)
             mname = self.text(method) if method is not None else ""
             obj = fn.child_by_field_id(F_ARGUMENT)
+            if mname in ("size", "stride") and len(args) == 1 and obj is not None and _KINDS[obj.kind_id] == "identifier":
+                acc = self.ptrs.get(self.text(obj))
+                d = self.expr(args[0])
+                if acc is not None and acc.dims and acc.base == self.text(obj) and d[0] == "c" and type(d[1]) is int:
+                    # a tensor accessor's size (`acc.size(0)`, a bound): the symbol its rows are laid out by
+                    if mname == "size" and 0 <= d[1] < len(acc.dims):
+                        return ("s", f"{acc.base}.size({d[1]})")
+                    if mname == "stride" and d[1] == len(acc.dims) - 1:
+                        return ("c", 1)
             group = self._group(obj) if obj is not None else None
             if mname in ("sync",):
                 self.barrier(_GROUP_BARRIER[group[0]] if group is not None else

@@ -1457,3 +1457,40 @@ def test_one_missing_barrier_before_a_table_s_many_reads_is_one_finding():
     (f,) = [f for f in lint_source(SHARED_TABLE, "t.cu").findings if f.code == "SM202"]
     assert f.line == 3 and "write at line 10" in f.message and "so may the reads at lines 4, 5" in f.message
     assert f.estimate["accesses"] == 3       # a read line each, as the findings were
+
+
+ACCESSORS = """#include <torch/extension.h>
+using Acc1 = torch::PackedTensorAccessor32<int, 1, torch::RestrictPtrTraits>;
+__global__ void pairs(int n, const torch::PackedTensorAccessor32<float, 2, torch::RestrictPtrTraits> pos,
+                      float cut2, Acc1 counter) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= pos.size(0)) return;
+    float dx = pos[i][0] - pos[0][0];
+    if (dx * dx > cut2) return;
+    atomicAdd(&counter[0], 1);
+}
+__global__ void columns(at::PackedTensorAccessor64<double, 2> out) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int r = 0; r < out.size(0); ++r) out[r][c] = 0.0;
+}
+void go(int n, torch::PackedTensorAccessor32<float, 2, torch::RestrictPtrTraits> p, float c, Acc1 k) {
+    pairs<<<(n + 127) / 128, 128>>>(n, p, c, k);
+}
+"""
+
+
+def test_pytorch_tensor_accessors_are_row_major_arrays():
+    """NNPOps' neighbour pairs and pytorch3d's ball query index `PackedTensorAccessor` parameters
+    (`pos[i][0]`, `atomicAdd(&counter[0], 1)`): their subscripts were dropped, no access, no note, and
+    a shared counter's atomic (GM105) went unseen. An accessor is global memory of its element type,
+    row-major, each dimension after the first of the size `acc.size(d)` (assumed where not given)."""
+    r = lint_source(ACCESSORS, "a.cu")
+    pairs, columns = r.contexts
+    assert {(a.array, a.kind, a.elem_size) for a in pairs.accesses.accesses} >= {("pos", "load", 4), ("counter", "atomic", 4)}
+    codes = {(f.code, f.kernel, f.line) for f in r.findings}
+    assert ("GM105", "pairs", 9) in codes
+    (gm101,) = [f for f in r.findings if f.code == "GM101"]
+    assert gm101.line == 7 and "pos.size(1)=4096" in gm101.message    # a row of pos per lane: 3 floats in fact
+    # the last dimension is contiguous: out[r][c] with c the thread is coalesced 8-byte stores
+    (est,) = [e for a, e in zip(columns.accesses.accesses, columns.estimates) if a.array == "out"]
+    assert est.per_request == est.ideal_per_request == 8.0

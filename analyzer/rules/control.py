@@ -22,7 +22,9 @@ _BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", 
           condition that reads the thread but is the same for the whole block is not flagged (a
           grid-stride loop's `i - threadIdx.x < n`, or one rounded up to whole strides, PyTorch's
           `i < rounded_size`), nor one that no thread's index changes (`threadIdx.x >= blockDim.x`
-          holds for none). After an early `return` the message says so: current GPUs count
+          holds for none), nor, where a launch gives the block, one that all of its threads meet
+          or none (`threadIdx.x < RADIX` launched with RADIX threads). After an early `return`
+          the message says so: current GPUs count
           threads that exited as arrived, but CUDA leaves it undefined. That case is reported
           once per return, at the first barrier after it, with the count of the others.
 

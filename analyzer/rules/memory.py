@@ -219,7 +219,9 @@ def _has_bound_check(ctx: KernelContext, access) -> bool:
           global thread index) in a kernel that takes a size parameter, when no condition on a
           thread-dependent value (an `if`, an early `return`, a loop condition) guards them.
           A kernel whose every launch in the file has a grid that rounds down (`n / 256`,
-          `dim3 grid(w / threads.x, h / threads.y)`) is left alone: no block overhangs. A kernel
+          `dim3 grid(w / threads.x, h / threads.y)`) is left alone: no block overhangs; so is an
+          address that reads the block index only as a row of a parameter's length (`blockIdx.x *
+          row_len + threadIdx.x`: a block per row, no global thread index). A kernel
           that checks none of its accesses gets one finding, at the first, naming the other lines;
           one that checks some but not all gets one at each line it does not check.
 

@@ -144,7 +144,9 @@ def _fenced(barrier, store, load) -> tuple[int, int]:
           thread read since then (`s[t] = s[t + i]` in a loop: thread t - i may not have read it
           yet). A statement macro whose definition is not in the file and whose name says sync or
           barrier (`SYNC_WARPS;`) is taken as a barrier, with a note, as are inline PTX barriers
-          (`bar.sync`, `bar.arrive`, `mbarrier.try_wait`).
+          (`bar.sync`, `bar.arrive`, `mbarrier.try_wait`). A read is paired with the latest write
+          it races with; the reads of one write in one barrier interval are one finding, at the
+          first, naming the others' lines.
 
       Why is this bad?
           Without a barrier nothing orders the other thread's store before this load: the result

@@ -255,10 +255,10 @@ def missing_guard(ctx: KernelContext, r):
             continue
         if S.has_load(access.address):
             continue    # `begin[queue[tid]]`: indexed by a value read from memory; the read is the one to check
-        if _rows_of_blocks(access.address, sizes):
-            continue    # `out[blockIdx.x * row_len + threadIdx.x]`: a block per row, no global thread index
         if _has_bound_check(ctx, access):
             checked = True
+        elif _rows_of_blocks(access.address, sizes):
+            continue    # `out[blockIdx.x * row_len + threadIdx.x]`: a block per row, no global thread index
         else:
             first = places.setdefault((access.array, access.address), access)
             if (access.line, access.col) < (first.line, first.col):
@@ -288,6 +288,12 @@ _LAUNCH_DIMS = frozenset(S.DIM_SYMBOLS)
 _BLOCK_INDICES = frozenset(S.BLOCK_SYMBOLS)
 
 
+def _sizes_absent(address: S.Expr, params: set[str]) -> bool:
+    """Whether no parameter of the kernel is in an address (most: `x[i]`): no row length to scale a
+    block index by, and no polynomial to make."""
+    return params.isdisjoint(S.symbols(address))
+
+
 def _rows_of_blocks(address: S.Expr, params: set[str]) -> bool:
     """Whether an address reads the block index only as a row of a runtime length (`blockIdx.x *
     row_len + threadIdx.x`: a block per row, its threads the row's columns; `row_len` one of the
@@ -295,6 +301,8 @@ def _rows_of_blocks(address: S.Expr, params: set[str]) -> bool:
     a row stride, or `blockIdx.x * 256`, `blockIdx.x * BLOCK`: a block index scaled by its own block
     size, launch sizes or compile-time values). Such a grid is a count of rows, not rounded up: no
     last block overhangs. Parts without a block index are opaque (`n / 2`: no polynomial)."""
+    if _sizes_absent(address, params):
+        return False
     opaque: dict[str, frozenset] = {}
 
     def atom(e):

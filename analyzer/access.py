@@ -2052,9 +2052,43 @@ class _Walker:
                 arg is not None and _KINDS[arg.kind_id] == "identifier" and self.text(arg) in self.ptrs):
             return self.load(node)
         if arg is not None:
+            member = self._param_member(arg, fld)
+            if member is not None:
+                return member
             base = self.expr(arg)
             return self.fresh(self.text(node)[:20], node.start_point[0] + 1, S.symbols(base)) if S.symbols(base) else S.UNKNOWN
         return S.UNKNOWN
+
+    def _param_member(self, arg, fld) -> Expr | None:
+        """`p.width` where p is the kernel's struct parameter (by value: the same in every thread) and
+        width no pointer: a size like a scalar parameter's, the symbol `p.width` (a value nobody gives
+        is assumed, and said so), not an opaque value that leaves every index it is in unknown
+        (nvdiffrast's `px + p.width * (py + p.height * pz)`). None for anything else."""
+        if fld is None or _KINDS[arg.kind_id] != "identifier":
+            return None
+        name = self.text(arg)
+        bound = self.env.get(name)
+        if bound is not None and bound[0] == "s":
+            name = bound[1]     # an inlined function's parameter that the kernel's struct was passed to
+        elif bound is not None or name in self.ptrs:
+            return None
+        if name not in self.scalar_params:
+            return None
+        prm = self.k.param(name)
+        if prm is None or prm.pointer:
+            return None
+        struct = self.resolve(prm.type)
+        fields = self.p.fields.get(struct)
+        if fields is None:
+            if not self._header_struct(struct):
+                return None
+        else:
+            entry = fields.get(self.text(fld))
+            if entry is None or entry[1].endswith("*") or self.size_of(entry[1]) not in (1, 2, 4, 8):
+                return None
+        sym = f"{name}.{self.text(fld)}"
+        self.g.add_node(sym)
+        return ("s", sym)
 
     def binary(self, node) -> Expr:
         ch = node.children

@@ -1259,6 +1259,11 @@ SCALAR_SIZES: dict[str, int] = {
     "int2": 8, "uint2": 8, "float2": 8, "int3": 12, "uint3": 12, "float3": 12,
     "int4": 16, "uint4": 16, "float4": 16, "double2": 16, "longlong2": 16, "ulonglong2": 16,
     "double4": 32, "long2": 16, "ulong2": 16,
+    # the rest of CUDA's vector types (a `longlong4 strides` parameter is no struct from a header)
+    "char1": 1, "uchar1": 1, "char3": 3, "uchar3": 3, "short1": 2, "ushort1": 2, "short3": 6, "ushort3": 6,
+    "int1": 4, "uint1": 4, "float1": 4, "long1": 8, "ulong1": 8, "long3": 24, "ulong3": 24, "long4": 32,
+    "ulong4": 32, "longlong1": 8, "ulonglong1": 8, "longlong3": 24, "ulonglong3": 24, "longlong4": 32,
+    "ulonglong4": 32, "double1": 8, "double3": 24,
 }
 FLOAT_TYPES = {"float", "float2", "float3", "float4"}
 DOUBLE_TYPES = {"double", "double2", "double4"}

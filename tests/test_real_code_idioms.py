@@ -1494,3 +1494,31 @@ def test_pytorch_tensor_accessors_are_row_major_arrays():
     # the last dimension is contiguous: out[r][c] with c the thread is coalesced 8-byte stores
     (est,) = [e for a, e in zip(columns.accesses.accesses, columns.estimates) if a.array == "out"]
     assert est.per_request == est.ideal_per_request == 8.0
+
+
+STRUCT_SIZES = """#include "params.h"
+template <bool DA>
+static __device__ void interpolate(const InterpolateParams p) {
+    int px = blockIdx.x * blockDim.x + threadIdx.x, py = blockIdx.y * blockDim.y + threadIdx.y;
+    if (px >= p.width || py >= p.height) return;
+    int pidx = px + p.width * py;
+    ((float4*)p.out)[pidx] = ((const float4*)p.rast)[pidx];
+}
+__global__ void interpolate_fwd(const InterpolateParams p) { interpolate<false>(p); }
+__global__ void strided(const float* in, float* out, longlong4 strides) {
+    out[threadIdx.x * strides.w] = in[threadIdx.x];
+}
+"""
+
+
+def test_sizes_in_a_parameter_struct_are_sizes():
+    """nvdiffrast's `pidx = px + p.width * py` (p the kernel's parameter struct, from a header, passed
+    on to an inlined function): `p.width` was an opaque value and every access through pidx had no
+    estimate. A scalar member of the kernel's struct parameter is a size like a scalar parameter's,
+    assumed where nothing gives it; a vector type's members (`longlong4 strides`) stay unknown."""
+    r = lint_source(STRUCT_SIZES, "p.cu")
+    fwd, strided = r.contexts
+    ests = {a.array: e for a, e in zip(fwd.accesses.accesses, fwd.estimates)}
+    assert ests["p.out"] is not None and ests["p.out"].per_request == ests["p.out"].ideal_per_request == 16.0
+    assert "p.width" in ests["p.rast"].assumed
+    assert [e for a, e in zip(strided.accesses.accesses, strided.estimates) if a.array == "out"] == [None]

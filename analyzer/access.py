@@ -1213,6 +1213,8 @@ class _Walker:
                 fn = value_node.child_by_field_id(F_FUNCTION)
                 if fn is not None and _group_of(self.text(fn) + "()") is not None:
                     self.types[name] = self.text(fn) + "()"     # `auto tile = cg::tiled_partition<32>(b)`
+            elif base == "auto" and self._float_valued(value_node):
+                self.types[name] = "float"      # `auto v = bbox[2];` of a float* (FP501: `1. - v` is FP32)
             self.define(name, self.expr(value_node), line)
 
     def if_statement(self, st) -> Expr | None:
@@ -1934,7 +1936,11 @@ class _Walker:
                     folded = top is not node and (parent is None or _KINDS[parent.kind_id] not in _CONSTANT_ARITHMETIC)
                     # a value passed as it is (`vec3 c(a + 1.0f, 0.2, a)`, `{0.5, x * 2}`) sits in no
                     # arithmetic, whatever its neighbours do: its context is itself
-                    alone = parent is None or (top is node and _KINDS[parent.kind_id] in _VALUE_LISTS)
+                    alone = parent is None or (top is node and (_KINDS[parent.kind_id] in _VALUE_LISTS or (
+                        # stored as it is (`temp[b * n + j] = 1e38;`): converted at compile time, whatever
+                        # the index's arithmetic
+                        _KINDS[parent.kind_id] == "assignment_expression" and self._op(parent) == "="
+                        and parent.child_by_field_id(F_RIGHT) == node)))
                     self.out.float_literals.append(FloatLiteral(raw, node.start_point[0] + 1, node.start_point[1] + 1,
                                                                 raw if alone else self.text(parent), folded,
                                                                 not folded and self._narrowed(node, value)))

@@ -737,6 +737,8 @@ def _parse_tree(text: bytes, tables: tuple[tuple[int, int], ...]):
 _FLOOR_DIVISION = re.compile(r"\(?\s*[A-Za-z_][\w.\->\[\]()]*\s*/\s*[A-Za-z_0-9][\w.\->\[\]]*\s*\)?")
 # the template parameters of a host function's body, which has none: the walk of _Builder.build marks
 # such a body with this object, and walks of it only what launches need (_Builder._inner)
+# `defined(X)` / `defined X` in an #if's condition (group 1 or 2: the name)
+_DEFINED = re.compile(r"\bdefined\s*(?:\(\s*(\w+)\s*\)|(\w+))")
 _HOST_BODY: dict = {}
 # the nodes whose declarations are at file scope
 _FILE_SCOPE = frozenset(("translation_unit", "namespace_definition", "declaration_list", "linkage_specification",
@@ -1372,6 +1374,7 @@ class _Builder:
         self.members: dict[str, str] | None = None      # names whose .x, .y or .z the file assigns (_members_set)
         self.stepped: dict[bytes, int] | None = None    # names the file steps with ++ or --, first offset (incremented)
         self.first_pass: set[str] = set()               # launch_consts whose value is only the first one (Launch.loop_first)
+        self.defined: set[str] = set()                   # the names the file #defines, so far in the walk
         self.ascii = src.decode("ascii") if src.isascii() else None   # as Program._ascii: see text
 
     def text(self, node) -> str:
@@ -1398,6 +1401,16 @@ class _Builder:
                 continue
             if t == "preproc_def":
                 self._define(node)
+            elif t in ("preproc_if", "preproc_elif"):
+                taken = self._condition(node)
+                if taken is None:       # a value the file does not give (`-DUSE_BIG` on the command line): every branch
+                    stack.extend(self._inner(node, t, tparams))
+                else:   # the branch the file's own macros select; the others are not compiled
+                    alt = node.child_by_field_id(FIELD.alternative)
+                    if taken:
+                        stack.extend(self._inner(node, t, tparams, skip=alt))
+                    elif alt is not None:
+                        stack.append((alt, tparams, t))
             elif t in ("type_definition", "alias_declaration"):
                 self._alias(node)
             elif t == "template_declaration":
@@ -1454,11 +1467,13 @@ class _Builder:
             if f.kind == "host" and f.name in launched and f.name not in kernels:
                 f.kind = "global"
 
-    def _inner(self, node, t: str, tparams):
+    def _inner(self, node, t: str, tparams, skip=None):
         """The children of `node` (of type `t`) to walk next, last first, each with the template
-        parameters in scope and `t`. In the body of a function that launches kernels only declarations
-        (the launches' constants and dim3s), parse errors and what holds a launch matter: a test
-        driver's loops and copies around its launches are left unwalked."""
+        parameters in scope and `t` (not `skip`: an `#if`'s branch not taken). In the body of a function
+        that launches kernels only declarations (the launches' constants and dim3s), parse errors and
+        what holds a launch matter: a test driver's loops and copies around its launches are left unwalked."""
+        if skip is not None:
+            return [(c, tparams, t) for c in reversed(node.children) if c != skip]
         if tparams is not _HOST_BODY:
             return [(c, tparams, t) for c in reversed(node.children)]
         src, api_words = self.src, self.api_words
@@ -1491,9 +1506,24 @@ class _Builder:
     def _define(self, node) -> None:
         name = node.child_by_field_id(FIELD.name)
         value = node.child_by_field_id(FIELD.value)
+        if name is not None:
+            self.defined.add(self.text(name))
         if name is None or value is None:
             return
         self._define_text(self.text(name), self.text(value))
+
+    def _condition(self, node) -> bool | None:
+        """Whether an `#if` / `#elif`'s condition holds by the file's own constants (`#if USE_BIG` after
+        `#define USE_BIG 1`, `#if R == 16`, `defined(X)` of a name the file defined before), or None
+        where it reads anything else (a name from the command line or a header)."""
+        cond = node.child_by_field_id(FIELD.condition)
+        if cond is None:
+            return None
+        text = _DEFINED.sub(lambda m: "1" if (m.group(1) or m.group(2)) in self.defined else "?", self.text(cond))
+        if "?" in text:
+            return None     # `defined(X)` of a name the file does not define: maybe the command line's
+        v = eval_constant(text, self.constants)
+        return bool(v) if isinstance(v, (int, float)) else None
 
     def _define_text(self, name: str, value: str) -> None:
         # tree-sitter keeps a trailing comment in the value: `#define THREADS 256 // per block`

@@ -1522,3 +1522,69 @@ def test_sizes_in_a_parameter_struct_are_sizes():
     assert ests["p.out"] is not None and ests["p.out"].per_request == ests["p.out"].ideal_per_request == 16.0
     assert "p.width" in ests["p.rast"].assumed
     assert [e for a, e in zip(strided.accesses.accesses, strided.estimates) if a.array == "out"] == [None]
+
+
+FLOAT4_FIELDS = """
+__global__ void area(float *out, const float4 *b, const float3 *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float x0 = b[i].x, y0 = b[i].y, x1 = b[i].z, y1 = b[i].w;
+    out[i] = (x1 - x0) * (y1 - y0) + c[i].x + c[i].y + c[i].z;
+  }
+}
+void go(float *o, const float4 *b, const float3 *c, int n) { area<<<(n + 255) / 256, 256>>>(o, b, c, n); }
+"""
+
+
+def test_all_fields_of_a_float4_element_are_one_wide_load():
+    """maskrcnn's box_iou reads `box2[k].x` ... `.w` of a `float4*`: nvcc makes one 16-byte load
+    (ld.global.v4.f32), coalesced, and GM101 called the four 4-byte loads uncoalesced. A float3
+    (12 bytes, no 16-byte alignment) is three loads: still reported."""
+    (f,) = [f for f in lint_source(FLOAT4_FIELDS, "b.cu").findings if f.code == "GM101"]
+    assert "`c[i].x`" in f.message and f.estimate["accesses"] == 3
+
+
+IF_SELECTED = """#define USE_SMALL 0
+#define USE_BIG 1
+#define ENABLE_BF16
+#if USE_BIG
+#define NT 128
+#endif
+#if USE_SMALL
+#define NT 16
+#endif
+#if defined(ENABLE_BF16)
+typedef __nv_bfloat16 floatX;
+#else
+typedef float floatX;
+#endif
+#ifdef FROM_THE_COMMAND_LINE
+#define OTHER 64
+#endif
+__global__ void scale(floatX *p) { p[blockIdx.x * NT + threadIdx.x] *= 2; }
+void launch(floatX *p, int blocks) { scale<<<blocks, NT>>>(p); }
+"""
+
+
+def test_an_if_s_branch_the_file_s_own_macros_select_is_the_one_read():
+    """SpeedCodeBench's FFT sizes and llm.c's `floatX` come from `#if` branches the file's own macros
+    select; every branch was read, and the last `#define` (or typedef) won: a 16-thread block (OC603)
+    where the real one is 128, 4-byte elements for bf16. A condition on a name the file does not
+    define (a -D flag) still reads every branch."""
+    from analyzer.parse import parse
+
+    p = parse(IF_SELECTED)
+    assert p.constants["NT"] == 128 and p.resolve_type("floatX") == "__nv_bfloat16"
+    assert [l.block for l in p.launches] == [(128, 1, 1)]
+    assert p.constants.get("OTHER") == 64      # unknown condition: read as before
+
+
+@pytest.mark.parametrize("src, flagged", [
+    ("__global__ void k(float *t, int n) { t[blockIdx.x * n + threadIdx.x] = 1e38; }", False),     # a store
+    ("__global__ void k(float *b, int n) { int i = threadIdx.x; auto v = b[i]; b[i] = 1. - v; }", False),
+    ("__global__ void k(float *b, int n) { int i = threadIdx.x; auto v = b[i] * 2; b[i] = 0.1 * v; }", True),
+])
+def test_fp501_on_a_stored_constant_and_an_auto_float(src, flagged):
+    """pointnet2's `temp[b * n + j] = 1e38;` stores a constant nvcc converts (no FP64: the index's
+    arithmetic made it look like some), and SSD's `auto v = bbox[2]; 1. - v` is FP32 as `float v` is."""
+    assert bool(_codes(src, "FP501")) == flagged

@@ -46,6 +46,8 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
         # as wasteful alone, but together they use more of the sectors they touch (L1 keeps them
         # between the accesses), and the remedy is one for all: one finding, which counts them all
         used = min(step, len(set(offsets)) * access.elem_size)
+        if used == step and _vector_array(ctx, access.array, step):
+            continue    # every field of a float4 element (`b[i].x` ... `b[i].w`): nvcc makes one 16-byte access
         texts = ", ".join(f"`{a.text}`" for a, _ in group[:4]) + (", ..." if len(group) > 4 else "")
         lines = sorted({a.line for a, _ in group})
         where = f"line {lines[0]}" if len(lines) == 1 else f"lines {lines[0]}-{lines[-1]}"
@@ -56,6 +58,21 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
                           f"{used} of each {step} bytes, in {len(group)} requests a warp where one {_wide(step)} "
                           f"{what} a record or a struct-of-arrays layout needs fewer",
                           accesses=len(group), **data)
+
+
+# CUDA's vector types aligned to their size: the compiler reads or writes all of one element's fields as
+# one access of that width
+_ALIGNED_VECTORS = {"float4": 16, "int4": 16, "uint4": 16, "double2": 16, "longlong2": 16, "ulonglong2": 16,
+                    "long2": 16, "ulong2": 16, "float2": 8, "int2": 8, "uint2": 8, "short4": 8, "ushort4": 8,
+                    "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "short2": 4, "ushort2": 4, "char4": 4,
+                    "uchar4": 4}
+
+
+def _vector_array(ctx: KernelContext, array: str, step: int) -> bool:
+    """Whether `array` is a kernel parameter pointing to a CUDA vector type of `step` bytes (`const
+    float4 *b`): the fields of one of its elements together are one access of the element's width."""
+    prm = ctx.kernel.param(array)
+    return prm is not None and bool(prm.pointer) and _ALIGNED_VECTORS.get(ctx.program.resolve_type(prm.type)) == step
 
 
 def _wide(step: int) -> str:
@@ -113,8 +130,10 @@ def _record_key(access):
           `__launch_bounds__` or --block-size) and counts the 32-byte sectors each warp request touches,
           averaged over the loop iterations around it. The fields of one record a lane (`p[3 * i]`,
           `p[3 * i + 1]`, `p[3 * i + 2]`) are one finding, which names them all and says how much of
-          each record they use between them. An address that depends on a template value nothing
-          in the file gives is not judged (SM201 says why).
+          each record they use between them; all the fields of one element of a CUDA vector type
+          (`b[i].x` ... `b[i].w` of a `float4*`) are one access of its width, which nvcc makes.
+          An address that depends on a template value nothing in the file gives is not judged
+          (SM201 says why).
 
       Why is this bad?
           DRAM and L2 move whole sectors. A warp reading 32 floats with a stride of 32 elements
@@ -156,8 +175,9 @@ def uncoalesced_store(ctx: KernelContext, r):
       "Contiguous 4-byte (or 2-byte) global loads that could be 16 bytes wide.",
       """
       What it does
-          Finds arrays that a kernel only reads with contiguous, fully coalesced scalar loads of
-          4 bytes or less per lane (scalars of known size: a struct from a header is not one).
+          Finds arrays whose every global load in the kernel is a contiguous, fully coalesced
+          scalar load of 4 bytes or less per lane (scalars of known size: a struct from a header
+          is not one). An array the kernel also writes is one too: its loads can be wide as well.
 
       Why is this bad?
           Each load instruction moves 128 bytes per warp; float4 loads move 512 bytes with the

@@ -810,3 +810,11 @@ def test_a_name_expression_picks_an_explicit_specialization():
     assert k.name == "k" and k.global_store_sectors_per_request == 4.0
     feat = extract(src, "k<float>", grid=(32, 1, 1), block=(128, 1, 1), args={"n": 4096})
     assert feat.values["n_GM102"] == 1
+
+
+def test_a_launch_with_its_chevrons_apart_is_a_launch_site():
+    # zfp writes `cudaDecode1<Scalar> << < grid_size, block_size >> > (...)`, which nvcc reads
+    src = "__global__ void fill(float *p) { p[threadIdx.x] = 0.0f; }\nvoid go(float *p, int b) {\n  fill << < b, 48 >> > (p);\n}\n"
+    (l,) = parse(src).launches
+    assert (l.kernel, l.block, l.line) == ("fill", (48, 1, 1), 3)
+    assert len(preprocess(src.encode()).text) == len(src)

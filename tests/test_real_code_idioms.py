@@ -1542,6 +1542,13 @@ def test_all_fields_of_a_float4_element_are_one_wide_load():
     (12 bytes, no 16-byte alignment) is three loads: still reported."""
     (f,) = [f for f in lint_source(FLOAT4_FIELDS, "b.cu").findings if f.code == "GM101"]
     assert "`c[i].x`" in f.message and f.estimate["accesses"] == 3
+    # box_iou's own form: the element's index no polynomial (`i % N`), each field on its line
+    modulo = FLOAT4_FIELDS.replace("int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                                   "int i = (blockIdx.x * blockDim.x + threadIdx.x) % n;")
+    hits = [f for f in lint_source(modulo, "b.cu").findings if f.code == "GM101"]
+    assert hits and not any("`b[i]" in f.message for f in hits)      # c's three still are
+    strided = FLOAT4_FIELDS.replace("b[i].", "b[2 * i].")      # every other element: 2x the sectors, reported
+    assert any("`b[2 * i].x`" in f.message for f in lint_source(strided, "b.cu").findings if f.code == "GM101")
 
 
 IF_SELECTED = """#define USE_SMALL 0

@@ -25,6 +25,7 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
         if per > ideal * ctx.options.coalescing_slack and per - ideal >= 2 and \
                 not ctx.unbound_template_values(access, est):
             flagged.append((access, est))
+    flagged = _whole_vector_elements(ctx, flagged)
     for group, step, offsets in _records(flagged):
         access, est = group[0]
         per, ideal = est.per_request, est.ideal_per_request
@@ -73,6 +74,40 @@ def _vector_array(ctx: KernelContext, array: str, step: int) -> bool:
     float4 *b`): the fields of one of its elements together are one access of the element's width."""
     prm = ctx.kernel.param(array)
     return prm is not None and bool(prm.pointer) and _ALIGNED_VECTORS.get(ctx.program.resolve_type(prm.type)) == step
+
+
+_FIELDS = "xyzw"
+_VECTOR_FIELD = re.compile(r"(.+)\.\s*([xyzw])")
+
+
+def _whole_vector_elements(ctx: KernelContext, flagged: list) -> list:
+    """The flagged accesses less the fields of one element of a CUDA vector type that are all accessed
+    alike (`box2[k].x` ... `box2[k].w` of a `float4*`, also where `k` is no polynomial, `i % N`) and
+    waste only what the vector's width explains (a lane's fields 16 bytes apart): nvcc makes them one
+    access of the element's width, which is coalesced."""
+    by_element: dict = {}
+    for access, est in flagged:
+        m = _VECTOR_FIELD.fullmatch(access.text)
+        if m is not None:
+            by_element.setdefault((m.group(1).replace(" ", ""), access.array, access.kind, access.loops), []).append(
+                (m.group(2), access, est))
+    whole = set()
+    for (_, array, _kind, _loops), fields in by_element.items():
+        width = _vector_width(ctx, array)
+        if not width:
+            continue
+        need = set(_FIELDS[:width // fields[0][1].elem_size]) if fields[0][1].elem_size else set()
+        if need and {f for f, _, _ in fields} == need and all(
+                est.per_request <= est.ideal_per_request * len(need) * ctx.options.coalescing_slack
+                for _, _, est in fields):
+            whole.update(id(a) for _, a, _ in fields)
+    return [(a, e) for a, e in flagged if id(a) not in whole] if whole else flagged
+
+
+def _vector_width(ctx: KernelContext, array: str) -> int:
+    """The bytes of the CUDA vector type a kernel parameter points to (`const float4 *b`: 16), else 0."""
+    prm = ctx.kernel.param(array)
+    return _ALIGNED_VECTORS.get(ctx.program.resolve_type(prm.type), 0) if prm is not None and prm.pointer else 0
 
 
 def _wide(step: int) -> str:

@@ -540,6 +540,12 @@ def _linear(index: str, dims: str) -> Expr:
                    S.binop("*", ("s", index + ".z"), S.binop("*", dx, dy)))
 
 
+# headers' helpers for a thread's lane in its warp (GPUSorting's, CUTLASS-style code's), where the file
+# does not define them: their value is the lane
+_LANE_CALLS = frozenset(("getLaneId", "getLaneID", "get_lane_id", "laneId", "lane_id", "LaneId", "__lane_id",
+                         "laneid", "lane_idx"))
+
+
 def _lane() -> Expr:
     """A thread's lane in its warp: its linear rank in the block, mod 32."""
     return S.binop("&", _linear("threadIdx", "blockDim"), ("c", 31))
@@ -2314,6 +2320,8 @@ class _Walker:
             return S.UNKNOWN
         if name.startswith("cuda::aligned_size_t") and len(args) == 1:    # a size with its alignment: the size
             return self.expr(args[0])
+        if name in _LANE_CALLS and not args and self.p.function(name) is None:
+            return _lane()      # a header's lane helper (`getLaneId()`): the thread's lane in its warp
         values = [self.expr(a) for a in args]
         if name.startswith("__shfl") or name in ("__ballot_sync", "__any_sync", "__all_sync", "__activemask",
                                                    "__match_any_sync", "__popc", "__ffs", "__clz", "clock", "clock64",
@@ -2322,6 +2330,10 @@ class _Walker:
             if name.startswith("__shfl") or name.startswith("__ballot") or name == "__activemask":
                 self.g.add_edge("threadIdx.x", "%thread")
                 deps.add("%thread")
+            if name.endswith("_sync"):
+                # a warp collective: its lanes have all read its operands before any returns (the race
+                # check: a lane's write after it cannot overtake a read of its warp before it)
+                self.out.events.append(Event("collective", None, len(self.loops)))
             return self.fresh(name.strip("_"), line, deps)
         if name in S._CALLS:
             return ("f", name, tuple(values))

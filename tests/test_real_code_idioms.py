@@ -1595,3 +1595,45 @@ def test_fp501_on_a_stored_constant_and_an_auto_float(src, flagged):
     """pointnet2's `temp[b * n + j] = 1e38;` stores a constant nvcc converts (no FP64: the index's
     arithmetic made it look like some), and SSD's `auto v = bbox[2]; 1. - v` is FP32 as `float v` is."""
     assert bool(_codes(src, "FP501")) == flagged
+
+
+SHFL_NEIGHBOUR = """
+__global__ void k(unsigned *out) {
+    __shared__ unsigned s[256];
+    s[threadIdx.x] = out[blockIdx.x * 256 + threadIdx.x];
+    __syncthreads();
+    unsigned lane = threadIdx.x & 31;
+    if (lane != 0)
+        s[threadIdx.x] += __shfl_sync(0xfffffffeu, s[threadIdx.x - 1], 1);
+    __syncthreads();
+    out[blockIdx.x * 256 + threadIdx.x] = s[threadIdx.x];
+}
+void launch(unsigned *o, int n) { k<<<n, 256>>>(o); }
+"""
+
+
+def test_a_warp_collective_orders_its_lanes_reads_before_their_writes():
+    """GPUSorting's `s[t] += __shfl_sync(m, s[t - 1], 1)` under `lane != 0`: every lane reads s[t - 1]
+    for the shuffle, which returns only when all have, before any writes s[t]; SM202 called it a
+    write over another thread's read. Across warps nothing orders them: without the `lane != 0`,
+    lane 0 reads the element the last lane of the warp before writes, and the race is reported."""
+    assert _codes(SHFL_NEIGHBOUR, "SM202") == []
+    across = SHFL_NEIGHBOUR.replace("    if (lane != 0)\n", "    if (threadIdx.x > 0)\n")
+    assert len(_codes(across, "SM202")) == 1
+    # GPUSorting's own spelling: a header's lane helper, `getLaneId()`, is the lane
+    helper = SHFL_NEIGHBOUR.replace("    if (lane != 0)\n", "    if (getLaneId())\n")
+    assert _codes(helper, "SM202") == []
+
+
+def test_other_writer_of_another_warp_agrees_with_a_loop():
+    import numpy as np
+    from analyzer.rules.shared import _other_writer
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(rng.integers(1, 128))
+        sa, la = rng.integers(0, 40, n), rng.integers(0, 40, n)
+        writers = np.flatnonzero(rng.random(n) < 0.7)
+        readers = np.flatnonzero(rng.random(n) < 0.7)
+        want = any(sa[w] == la[t] and w // 32 != t // 32 for t in readers for w in writers)
+        assert _other_writer(sa, writers, la, readers, warps_apart=True) == want

@@ -52,10 +52,11 @@ def bank_conflict(ctx: KernelContext, r):
                               ideal_wavefronts_per_request=round(est.ideal_per_request, 3), array=access.array)
 
 
-def _cross_thread(ctx: KernelContext, store, load, fenced: tuple[int, int] = (0, 0)) -> bool | None:
-    """Does some thread read an element that another thread wrote? None if we cannot tell.
-    Both are evaluated at the first sampled iteration of their loops, except store.loops[a:b]
-    for `fenced` (a, b): those at their last iteration (_last_iteration)."""
+def _cross_thread(ctx: KernelContext, store, load, fenced: tuple[int, int] = (0, 0),
+                  warps_apart: bool = False) -> bool | None:
+    """Does some thread read an element that another thread wrote (with `warps_apart`, a thread of
+    another warp)? None if we cannot tell. Both are evaluated at the first sampled iteration of their
+    loops, except store.loops[a:b] for `fenced` (a, b): those at their last iteration (_last_iteration)."""
     launch = ctx.launch
     env0 = models.thread_env(launch, 1024)
     n = env0["threadIdx.x"].shape[0]
@@ -80,15 +81,30 @@ def _cross_thread(ctx: KernelContext, store, load, fenced: tuple[int, int] = (0,
         la = np.broadcast_to(la, (n,))
         sm = models.active_mask(store.guards, point, n)
         lm = models.active_mask(load.guards, point, n)
-        return _other_writer(sa.astype(np.int64), np.flatnonzero(sm), la.astype(np.int64), np.flatnonzero(lm))
+        return _other_writer(sa.astype(np.int64), np.flatnonzero(sm), la.astype(np.int64), np.flatnonzero(lm),
+                             warps_apart)
     return None
 
 
-def _other_writer(sa: np.ndarray, writers: np.ndarray, la: np.ndarray, readers: np.ndarray) -> bool:
+def _other_writer(sa: np.ndarray, writers: np.ndarray, la: np.ndarray, readers: np.ndarray,
+                  warps_apart: bool = False) -> bool:
     """Whether some reader's element (la[t], t in readers) is written by a writer other than t
-    (sa[w], w in writers): writers sorted by address, each read's run of equal addresses looked up."""
+    (sa[w], w in writers): writers sorted by address, each read's run of equal addresses looked up.
+    With `warps_apart`, by a writer of another warp than t's (threads t // 32)."""
     if not len(writers) or not len(readers):
         return False
+    if warps_apart:
+        # an address and a warp as one key: a reader's run of writers of its address, less those of its warp
+        span = int(max(sa[writers].max(), la[readers].max()) - min(sa[writers].min(), la[readers].min())) + 1
+        base = min(sa[writers].min(), la[readers].min())
+        if span > (1 << 40):
+            return _other_writer(sa, writers, la, readers)
+        keys = np.sort((sa[writers] - base) * 64 + writers // 32)
+        addr = np.sort(sa[writers])
+        want, mine = la[readers], (la[readers] - base) * 64 + readers // 32
+        same_addr = np.searchsorted(addr, want, "right") - np.searchsorted(addr, want, "left")
+        same_warp = np.searchsorted(keys, mine, "right") - np.searchsorted(keys, mine, "left")
+        return bool((same_addr > same_warp).any())
     order = np.argsort(sa[writers], kind="stable")
     addr, who = sa[writers][order], writers[order]
     want = la[readers]
@@ -146,7 +162,9 @@ def _fenced(barrier, store, load) -> tuple[int, int]:
           barrier (`SYNC_WARPS;`) is taken as a barrier, with a note, as are inline PTX barriers
           (`bar.sync`, `bar.arrive`, `mbarrier.try_wait`). A read is paired with the latest write
           it races with; the reads of one write in one barrier interval are one finding, at the
-          first, naming the others' lines.
+          first, naming the others' lines. A warp collective (`__shfl_sync`, `__ballot_sync`)
+          orders its lanes' reads before it ahead of their writes after it: only a write of
+          another warp's thread races with them.
 
       Why is this bad?
           Without a barrier nothing orders the other thread's store before this load: the result
@@ -171,25 +189,30 @@ def shared_race(ctx: KernelContext, r):
     barrier = None
     # which thread touches which element depends on the block: say where an assumed one came from
     block = "" if not ctx.block_guessed else f" (block {'x'.join(map(str, ctx.launch.block))} from {ctx.launch_source})"
+    warp_ordered = 0        # reads[:warp_ordered] came before a warp collective: its own lanes' later writes follow them
     for ev in ctx.accesses.events:
         if ev.kind == "barrier":
             yield from _interval(raw, war, ctx, r, block)
             pending.clear()
             reads.clear()
+            warp_ordered = 0
             barrier = ev.item
+            continue
+        if ev.kind == "collective":
+            warp_ordered = len(reads)
             continue
         acc = ev.item
         if acc.kind in ("store", "atomic"):
             pending.append(acc)
             if acc.kind == "store" and acc.array not in war:
-                for ld in reads:
+                for k, ld in enumerate(reads):
                     if ld.array != acc.array or ld.address == acc.address or (ld.line, acc.line) in reported:
                         continue
                     if ld.loops != acc.loops[:len(ld.loops)] and barrier is not None and \
                             any(lp in barrier.loops for lp in ld.loops if lp not in acc.loops):
                         continue    # a read in a loop the write is after, whose passes a barrier splits: only
                         # its last pass shares the write's interval, and the check evaluates its first
-                    if _cross_thread(ctx, acc, ld):
+                    if _cross_thread(ctx, acc, ld, warps_apart=k < warp_ordered):
                         reported.add((ld.line, acc.line))
                         war[acc.array] = ctx.finding(
                             r, acc.line, acc.col,

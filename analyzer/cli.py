@@ -394,7 +394,7 @@ def lint_command(ns: argparse.Namespace) -> int:
         out = report.render_github(results, err_dicts)
     else:
         out = report.render_text(results, show_estimates=ns.show_estimates, statistics=ns.statistics,
-                                 baselined=accepted_n)
+                                 baselined=accepted_n, errors=len(errors))
     if ns.output:
         Path(ns.output).write_text(out)
     else:

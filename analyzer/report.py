@@ -62,7 +62,9 @@ def shown(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def render_text(results: Iterable[FileResult], show_estimates: bool = False, statistics: bool = False,
-                baselined: int = 0) -> str:
+                baselined: int = 0, errors: int = 0) -> str:
+    """The findings a line each and a summary; `errors`: the paths that could not be linted (their
+    lines go to stderr), which the summary counts: no path linted is no "All checks passed"."""
     lines = []
     total: Counter = Counter()
     files = 0
@@ -78,8 +80,13 @@ def render_text(results: Iterable[FileResult], show_estimates: bool = False, sta
         for code, count in total.most_common():
             lines.append(f"{count:5d}  {code}")
     accepted = f"; {baselined} more accepted by the baseline" if baselined else ""
-    lines.append(f"Found {n} finding{'s' * (n != 1)} in {files} file{'s' * (files != 1)}{accepted}." if n else
-                 f"All checks passed ({files} file{'s' * (files != 1)}{accepted}).")
+    failed = f"; {errors} path{'s' * (errors != 1)} not linted (errors above)" if errors else ""
+    if n:
+        lines.append(f"Found {n} finding{'s' * (n != 1)} in {files} file{'s' * (files != 1)}{accepted}{failed}.")
+    elif errors:
+        lines.append(f"No findings in {files} file{'s' * (files != 1)}{accepted}{failed}.")
+    else:
+        lines.append(f"All checks passed ({files} file{'s' * (files != 1)}{accepted}).")
     return "\n".join(lines) + "\n"
 
 

@@ -112,6 +112,7 @@ def test_bad_inputs_each_get_one_line_and_other_files_still_report(tmp_path, cap
     code, out, err = run(argv, capsys)
     assert code == 2
     assert "GM102" in out  # the good file's results are still there
+    assert out.strip().splitlines()[-1].endswith("; 4 paths not linted (errors above).")
     err_lines = err.strip().splitlines()
     assert any("binary.cu: error: binary file" in l for l in err_lines)
     assert any("latin1.cu: error: not UTF-8: byte 0xe9 at line 1" in l for l in err_lines)
@@ -119,6 +120,9 @@ def test_bad_inputs_each_get_one_line_and_other_files_still_report(tmp_path, cap
     assert any("nothing: error: no CUDA files" in l for l in err_lines)
     assert any("empty.cu: note: empty file" in l for l in err_lines)
     assert all("Traceback" not in l for l in err_lines)
+    # nothing linted is no "All checks passed"
+    code, out, err = run(["lint", "--isolated", str(tmp_path / "missing.cu")], capsys)
+    assert code == 2 and out.strip() == "No findings in 0 files; 1 path not linted (errors above)."
 
 
 def test_usage_errors(capsys, files):

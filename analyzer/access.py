@@ -2770,12 +2770,13 @@ class _Walker:
         """`p.x[i]` / `p->x[i]` where `p`'s struct is not in the file: x, subscripted, is taken as a
         pointer to global memory of 4-byte elements (a kernel's parameter struct from a header
         carries its buffers so), and a note says so. Its element type is unknown ("?")."""
-        note = (f"`{var}`'s type {struct} is not defined in the file: its subscripted members (`{var}.{field}[...]`) "
-                "taken as global memory of 4-byte elements")
-        if any(n.startswith(note[:note.index(":")]) for n in self.out.notes):
-            return _Ptr(f"{var}.{field}", ("c", 0), "?", 4, "global")
-        if note not in self.out.notes:
-            self.out.notes.append(note)
+        head = f"`{var}`'s type {struct} is not defined in the file"
+        for n in self.out.notes:
+            if n.startswith(head):
+                break       # one note a variable, at its first member
+        else:
+            self.out.notes.append(f"{head}: its subscripted members (`{var}.{field}[...]`) taken as global memory "
+                                  "of 4-byte elements")
         return _Ptr(f"{var}.{field}", ("c", 0), "?", 4, "global")
 
     def _array_dims(self, arr) -> tuple:

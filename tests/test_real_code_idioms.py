@@ -1637,3 +1637,30 @@ def test_other_writer_of_another_warp_agrees_with_a_loop():
         readers = np.flatnonzero(rng.random(n) < 0.7)
         want = any(sa[w] == la[t] and w // 32 != t // 32 for t in readers for w in writers)
         assert _other_writer(sa, writers, la, readers, warps_apart=True) == want
+
+
+NEXT_PASS = """
+__global__ void pick(const float *v, int *out, int m) {
+  __shared__ int s_idx[512];
+  int old = 0;
+  for (int j = 1; j < m; j++) {
+    s_idx[threadIdx.x] = (int)v[old * 512 + threadIdx.x];
+    __syncthreads();
+    old = s_idx[0];
+    if (threadIdx.x == 0) out[j] = old;
+  }
+}
+void launch(const float *v, int *o, int m) { pick<<<1, 512>>>(v, o, m); }
+"""
+
+
+def test_a_loop_with_one_barrier_races_with_its_next_pass():
+    """pointnet2's furthest point sampling (both ports) and a stencil's grid-stride loop: the shared
+    reads after the loop's only barrier and the next pass's writes before it share an interval, so
+    thread 0 may overwrite s[0] while a slower warp still reads it. A second barrier at the loop's end
+    orders them."""
+    (hit,) = _codes(NEXT_PASS, "SM202")
+    assert hit[0] == 6 and "next pass of the loop at line 5" in hit[1] and "reads at line 8" in hit[1]
+    fixed = NEXT_PASS.replace("    if (threadIdx.x == 0) out[j] = old;\n",
+                              "    if (threadIdx.x == 0) out[j] = old;\n    __syncthreads();\n")
+    assert _codes(fixed, "SM202") == []

@@ -164,7 +164,8 @@ def _fenced(barrier, store, load) -> tuple[int, int]:
           it races with; the reads of one write in one barrier interval are one finding, at the
           first, naming the others' lines. A warp collective (`__shfl_sync`, `__ballot_sync`)
           orders its lanes' reads before it ahead of their writes after it: only a write of
-          another warp's thread races with them.
+          another warp's thread races with them. In a loop whose barriers all come before some
+          reads, the next pass's writes before its first barrier race with those reads too.
 
       Why is this bad?
           Without a barrier nothing orders the other thread's store before this load: the result
@@ -234,6 +235,50 @@ def shared_race(ctx: KernelContext, r):
                 raw.append((acc, st))
                 break
     yield from _interval(raw, war, ctx, r, block)
+    yield from _next_pass(ctx, r, block, reported)
+
+
+_BLOCK_BARRIERS = frozenset(("__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
+                             "__barrier_sync"))
+
+
+def _next_pass(ctx: KernelContext, r, block: str, reported: set):
+    """A loop whose barriers all come before some shared reads: the next pass's writes before its
+    first barrier share an interval with them (furthest point sampling's `old = s[0];` after the
+    barrier, and the next pass's `s[t] = ...` before it: thread 0 overwrites s[0] while a slower warp
+    may not have read it). Addresses that do not move with the loop, a finding a loop and array."""
+    events = ctx.accesses.events
+    loops = []
+    for ev in events:
+        if ev.kind == "barrier" and ev.item.name in _BLOCK_BARRIERS:
+            for lp in ev.item.loops:
+                if not any(lp is x for x in loops):
+                    loops.append(lp)
+    for lp in loops:
+        inside = [ev for ev in events if ev.kind != "collective" and any(lp is x for x in ev.item.loops)]
+        marks = [i for i, ev in enumerate(inside) if ev.kind == "barrier"]
+        if not marks:
+            continue
+        moving = {lp.var, lp.iter_symbol} - {None, ""}
+        head = [ev.item for ev in inside[:marks[0]] if ev.kind == "access" and ev.item.kind == "store"
+                and ev.item.space == "shared" and not (S.symbols(ev.item.address) & moving)]
+        tail = [ev.item for ev in inside[marks[-1] + 1:] if ev.kind == "access" and ev.item.kind == "load"
+                and ev.item.space == "shared" and not (S.symbols(ev.item.address) & moving)]
+        done = set()
+        for st in head:
+            for ld in tail:
+                if ld.array != st.array or ld.address == st.address or st.array in done \
+                        or (ld.line, st.line) in reported:
+                    continue
+                if _cross_thread(ctx, st, ld):
+                    reported.add((ld.line, st.line))
+                    done.add(st.array)
+                    yield ctx.finding(
+                        r, st.line, st.col,
+                        f"shared write `{st.text}` in the next pass of the loop at line {lp.line} may overwrite an "
+                        f"element another thread reads at line {ld.line} (`{ld.text}`) after the loop's last barrier: "
+                        f"add __syncthreads() at the end of the loop's body{block}",
+                        array=st.array, read_line=ld.line)
 
 
 def _interval(raw: list, war: dict, ctx: KernelContext, r, block: str):

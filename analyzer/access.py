@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 from . import symbolic as S
 from ._records import fast_init
-from .parse import (_WORD_BYTES, DOUBLE_TYPES, FIELD, FLOAT_TYPES, WMMA_FRAGMENT, Function, Program, alias_of,
-                    code_children, count, params_of, type_size)
+from .parse import (_WORD_BYTES, DOUBLE_TYPES, FIELD, FLOAT_TYPES, SCALAR_SIZES, WMMA_FRAGMENT, Function, Program,
+                    alias_of, code_children, count, params_of, type_size)
 from .symbolic import Expr
 from .vectorize import merge_shared, unroll_factor
 
@@ -544,6 +544,24 @@ def _linear(index: str, dims: str) -> Expr:
 # does not define them: their value is the lane
 _LANE_CALLS = frozenset(("getLaneId", "getLaneID", "get_lane_id", "laneId", "lane_id", "LaneId", "__lane_id",
                          "laneid", "lane_idx"))
+
+
+_VECTOR_NAME = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double|half|__half|__nv_bfloat16|nv_bfloat16)[1-4]")
+
+
+def _braced_scalar(base: str, kernel) -> bool:
+    """Whether `T x{v};` / `T x(v);` of this type is `T x = v;`: a scalar (not a CUDA vector, whose
+    one braced value is its first field) or the kernel's template type."""
+    return (base in SCALAR_SIZES and _VECTOR_NAME.fullmatch(base) is None) or base in kernel.template_params
+
+
+def _one_braced(value):
+    """The one value of a braced or parenthesized initializer (`{ threadIdx.x }`), else `value`."""
+    if _KINDS[value.kind_id] in ("initializer_list", "argument_list"):
+        inner = [c for c in value.named_children if _KINDS[c.kind_id] != "comment"]
+        if len(inner) == 1 and _KINDS[inner[0].kind_id] not in ("initializer_list", "initializer_pair"):
+            return inner[0]
+    return value
 
 
 def _lane() -> Expr:
@@ -1177,6 +1195,8 @@ class _Walker:
             line = st.start_point[0] + 1
             base = self.resolve(base)
             self.types[name] = base + "*" * depth
+            if value_node is not None and not dims and (depth or base == "auto" or _braced_scalar(base, self.k)):
+                value_node = _one_braced(value_node)    # `const int tx { threadIdx.x };`, `T *s { buf };`
             if base in DOUBLE_TYPES:
                 self.out.uses_double = True
             if base in FLOAT_TYPES:

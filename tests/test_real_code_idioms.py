@@ -1664,3 +1664,33 @@ def test_a_loop_with_one_barrier_races_with_its_next_pass():
     fixed = NEXT_PASS.replace("    if (threadIdx.x == 0) out[j] = old;\n",
                               "    if (threadIdx.x == 0) out[j] = old;\n    __syncthreads();\n")
     assert _codes(fixed, "SM202") == []
+
+
+BRACED = """
+__global__ void pipe(float *x, int n) {
+    extern __shared__ float s_buffer[];
+    const int tx { static_cast<int>(threadIdx.x) };
+    float *s_out { s_buffer };
+    float4 first { 1.f };
+    s_out[tx] = 0.f;
+    __syncthreads();
+    for (int i = 0; i < n; i++) {
+        float v = (tx == 0) ? x[i] : s_out[tx - 1];
+        s_out[tx] = v * 0.5f + first.x;
+    }
+}
+"""
+
+
+def test_brace_initialized_locals_have_their_value():
+    """cuSignal's `const int tx { static_cast<int>(threadIdx.x) };` and `T *s_out { s_buffer };`: a
+    braced initializer left the local opaque and every access through it unresolved (a systolic
+    race, SM202, went unseen). One value in braces (or parentheses) of a scalar or pointer is its
+    value; a vector's (`float4 first { 1.f }`) is only its first field."""
+    r = lint_source(BRACED, "b.cu")
+    assert any(f.code == "SM202" and "s_out[tx - 1]" in f.message for f in r.findings)
+    from analyzer import symbolic as S
+
+    (ctx,) = r.contexts
+    shared = [a for a in ctx.accesses.accesses if a.array == "s_buffer"]
+    assert len(shared) == 3 and all(not S.is_unknown(a.address) for a in shared)

@@ -11,6 +11,8 @@ barrier checks need) is reachability from threadIdx in that graph.
 """
 from __future__ import annotations
 
+import math
+
 import operator
 import re
 import struct
@@ -562,6 +564,17 @@ def _one_braced(value):
         if len(inner) == 1 and _KINDS[inner[0].kind_id] not in ("initializer_list", "initializer_pair"):
             return inner[0]
     return value
+
+
+# math.h's constants, doubles (a file's own #define of one is a constant of the file, found first)
+_MATH_CONSTANTS = {"M_PI": math.pi, "M_PI_2": math.pi / 2, "M_PI_4": math.pi / 4, "M_1_PI": 1 / math.pi,
+                   "M_2_PI": 2 / math.pi, "M_2_SQRTPI": 2 / math.sqrt(math.pi), "M_SQRT2": math.sqrt(2),
+                   "M_SQRT1_2": math.sqrt(0.5), "M_E": math.e, "M_LOG2E": math.log2(math.e),
+                   "M_LOG10E": math.log10(math.e), "M_LN2": math.log(2), "M_LN10": math.log(10)}
+
+
+_FLOAT_VECTORS = frozenset(("float2", "float3", "float4", "double2", "double3", "double4"))
+_MAKE_VECTORS = frozenset(("make_float2", "make_float3", "make_float4", "make_double2", "make_double3", "make_double4"))
 
 
 def _lane() -> Expr:
@@ -1796,6 +1809,10 @@ class _Walker:
                 return ("c", self.consts[name])
             if name == "warpSize":
                 return ("c", 32)
+            if name in _MATH_CONSTANTS and name not in self.scalar_params and name not in self.ptrs:
+                # math.h's `M_PI`: a double, which makes float arithmetic around it FP64 (FP501)
+                self._float_literal(node, name, _MATH_CONSTANTS[name])
+                return ("c", _MATH_CONSTANTS[name])
             if name in self.scalar_params:
                 return ("s", name)
             return ("s", name) if name not in self.ptrs else S.UNKNOWN
@@ -1955,27 +1972,32 @@ class _Walker:
                 is_float = txt.endswith("f")
                 value = float(txt.rstrip("f"))
                 if not is_float:
-                    parent, top = node.parent, node
-                    while parent is not None and _KINDS[parent.kind_id] in _CONSTANT_ARITHMETIC and \
-                            not _NAME_IN.search(_NUMBER_IN.sub("", self.text(parent))):
-                        top, parent = parent, parent.parent
-                    folded = top is not node and (parent is None or _KINDS[parent.kind_id] not in _CONSTANT_ARITHMETIC)
-                    # a value passed as it is (`vec3 c(a + 1.0f, 0.2, a)`, `{0.5, x * 2}`) sits in no
-                    # arithmetic, whatever its neighbours do: its context is itself
-                    alone = parent is None or (top is node and (_KINDS[parent.kind_id] in _VALUE_LISTS or (
-                        # stored as it is (`temp[b * n + j] = 1e38;`): converted at compile time, whatever
-                        # the index's arithmetic
-                        _KINDS[parent.kind_id] == "assignment_expression" and self._op(parent) == "="
-                        and parent.child_by_field_id(F_RIGHT) == node)))
-                    self.out.float_literals.append(FloatLiteral(raw, node.start_point[0] + 1, node.start_point[1] + 1,
-                                                                raw if alone else self.text(parent), folded,
-                                                                not folded and self._narrowed(node, value)))
+                    self._float_literal(node, raw, value)
                 return ("c", value)
             if len(txt) > 1 and txt.startswith("0") and txt.isdigit():
                 return ("c", int(txt, 8))
             return ("c", int(txt))
         except ValueError:
             return S.UNKNOWN
+
+    def _float_literal(self, node, raw: str, value: float) -> None:
+        """Record a double literal (or math.h's `M_PI`) for FP501, with what it is part of: whether
+        the compiler folds it (`1.0 / 3` stored), narrows it to FP32, or it stands alone."""
+        parent, top = node.parent, node
+        while parent is not None and _KINDS[parent.kind_id] in _CONSTANT_ARITHMETIC and \
+                not _NAME_IN.search(_NUMBER_IN.sub("", self.text(parent))):
+            top, parent = parent, parent.parent
+        folded = top is not node and (parent is None or _KINDS[parent.kind_id] not in _CONSTANT_ARITHMETIC)
+        # a value passed as it is (`vec3 c(a + 1.0f, 0.2, a)`, `{0.5, x * 2}`) sits in no
+        # arithmetic, whatever its neighbours do: its context is itself
+        alone = parent is None or (top is node and (_KINDS[parent.kind_id] in _VALUE_LISTS or (
+            # stored as it is (`temp[b * n + j] = 1e38;`): converted at compile time, whatever
+            # the index's arithmetic
+            _KINDS[parent.kind_id] == "assignment_expression" and self._op(parent) == "="
+            and parent.child_by_field_id(F_RIGHT) == node)))
+        self.out.float_literals.append(FloatLiteral(raw, node.start_point[0] + 1, node.start_point[1] + 1,
+                                                    raw if alone else self.text(parent), folded,
+                                                    not folded and self._narrowed(node, value)))
 
     def _narrowed(self, node, value: float) -> bool:
         """Whether nvcc does a double literal's arithmetic in FP32 (checked on its PTX, CUDA 13):
@@ -1998,6 +2020,8 @@ class _Walker:
                 return exact
             left = parent.child_by_field_id(F_LEFT)
             other = parent.child_by_field_id(F_RIGHT) if left == child else left
+            if op in _NARROWING_OPS and other is not None and self._vector_valued(other):
+                return True     # `v * M_SQRT1_2` of a float2: the file's operator takes a float, converted once
             if op not in _NARROWING_OPS or other is None or not self._to_float(parent):
                 return False
             # a truth value's two results are constants, rounded at compile time
@@ -2009,6 +2033,29 @@ class _Walker:
             return (self._op(parent) in ("+=", "-=", "*=", "/=") and left is not None and left != child
                     and self._float_valued(left))
         return False
+
+    def _vector_valued(self, node) -> bool:
+        """Whether an expression is a CUDA float vector (`v[5] * w` of `float2* v`): arithmetic on one
+        is an operator the file defines, whose scalar parameter takes a constant converted once."""
+        k = _KINDS[node.kind_id]
+        if k == "parenthesized_expression":
+            inner = code_children(node)
+            return bool(inner) and self._vector_valued(inner[-1])
+        if k == "binary_expression":
+            left, right = node.child_by_field_id(F_LEFT), node.child_by_field_id(F_RIGHT)
+            return (left is not None and self._vector_valued(left)) or (right is not None and self._vector_valued(right))
+        if k == "call_expression":
+            fn = node.child_by_field_id(F_FUNCTION)
+            return fn is not None and self.text(fn) in _MAKE_VECTORS
+        pointers = 0
+        if k == "subscript_expression":     # `v[i]` of `float2* v` (not `v[i].x`, a field_expression: a float)
+            node, pointers = node.child_by_field_id(F_ARGUMENT), 1
+            if node is None:
+                return False
+        if _KINDS[node.kind_id] != "identifier":
+            return False
+        t = self.types.get(self.text(node), "").replace("const", "").replace("&", "").strip()
+        return t.count("*") == pointers and t.rstrip("* ").split(" ")[-1] in _FLOAT_VECTORS
 
     def _float_valued(self, node) -> bool:
         """Whether an expression's C type is float: a float name, element or call in it, and no

@@ -1666,7 +1666,7 @@ def test_a_loop_with_one_barrier_races_with_its_next_pass():
     assert _codes(fixed, "SM202") == []
 
 
-BRACED = """
+BRACE_INIT = """
 __global__ void pipe(float *x, int n) {
     extern __shared__ float s_buffer[];
     const int tx { static_cast<int>(threadIdx.x) };
@@ -1687,10 +1687,28 @@ def test_brace_initialized_locals_have_their_value():
     braced initializer left the local opaque and every access through it unresolved (a systolic
     race, SM202, went unseen). One value in braces (or parentheses) of a scalar or pointer is its
     value; a vector's (`float4 first { 1.f }`) is only its first field."""
-    r = lint_source(BRACED, "b.cu")
+    r = lint_source(BRACE_INIT, "b.cu")
     assert any(f.code == "SM202" and "s_out[tx - 1]" in f.message for f in r.findings)
     from analyzer import symbolic as S
 
     (ctx,) = r.contexts
     shared = [a for a in ctx.accesses.accesses if a.array == "s_buffer"]
     assert len(shared) == 3 and all(not S.is_unknown(a.address) for a in shared)
+
+
+@pytest.mark.parametrize("body, flagged", [
+    ("float omega = 2.f * M_PI * k / n; y[i] = cosf(omega);", ["M_PI"]),     # math.h's double: FP64
+    ("y[i] = 2.0 * M_PI * k;", ["2.0"]),             # one finding: the literal's names (float)M_PI too
+    ("v[i] = v[i] * 0.7071;", []),                   # float2's operator* takes a float: converted once
+    ("y[i] = v[i].x * 0.1;", ["0.1"]),               # a component is a float: FP64
+])
+def test_fp501_knows_math_h_constants_and_vector_operators(body, flagged):
+    """Goertzel's `2.f * M_PI * k / N` in float code (M_PI is a double: FP64, missed), and
+    SpeedCodeBench's `v[5] * M_SQRT1_2` of a float2 through the file's `operator*(float2, float)`
+    (a constant converted once, no FP64)."""
+    src = ("__global__ void g(float2 *v, float *y, int k, int n) {\n  int i = threadIdx.x;\n  " + body + "\n}\n")
+    hits = [f for f in lint_source(src, "m.cu").findings if f.code == "FP501"]
+    assert [f.estimate["literal"] for f in hits] == flagged
+    for f in hits:
+        if f.estimate["literal"] == "M_PI":
+            assert "write `(float)M_PI`" in f.message and f.fix[0].new == "(float)M_PI"

@@ -24,6 +24,11 @@ _ARITH_PARENTS = re.compile(r"[-+*/<>]")
           for a chain (`0.5 * x * y`, `y += x * 0.5`), an int operand (`i * 0.5`) or an inexact
           literal (`x * 0.1`). tests/test_fp501_nvcc.py checks these against nvcc's PTX.
 
+          math.h's constants (`M_PI`, `M_SQRT1_2`) are doubles too: `2.f * M_PI * k` is FP64
+          (write `(float)M_PI`). A CUDA float vector's arithmetic (`v * 0.7071` of a float2) is an
+          operator the file defines, whose float parameter takes the constant converted once:
+          not reported.
+
       Why is this bad?
           `x * 0.5` with float x converts x to double, multiplies in FP64 and converts back.
           FP64 throughput is 1/2 of FP32 on an H100/H200 and 1/64 on consumer GPUs, and the
@@ -46,12 +51,18 @@ def double_in_float(ctx: KernelContext, r):
     for lit in acc.float_literals:
         if lit.folded or lit.narrowed or not _ARITH_PARENTS.search(lit.context.replace(lit.text, "", 1)):
             continue  # `float y = 0.0;`, `real div = 1.0 / 3;` and `y = x / 2.0` compile to no FP64
-        single = lit.text.rstrip("lL") + "f"     # `2.0L` (long double: FP64 on the GPU) -> `2.0f`
+        constant = _MATH_CONSTANT.fullmatch(lit.text) is not None     # math.h's `M_PI` itself
+        # `2.0L` (long double: FP64 on the GPU) -> `2.0f`; `M_PI` -> `(float)M_PI`
+        single = f"(float){lit.text}" if constant else lit.text.rstrip("lL") + "f"
         # math.h's constants are doubles too: `2.0f * M_PI` still computes in FP64
-        constants = sorted(set(_MATH_CONSTANT.findall(lit.context)))
+        if constant and any(o is not lit and o.line == lit.line and lit.text in o.context and not o.folded
+                            and not o.narrowed and not _MATH_CONSTANT.fullmatch(o.text) for o in acc.float_literals):
+            continue    # `2.0 * M_PI`: the literal's finding names `(float)M_PI` already
+        constants = sorted(set(_MATH_CONSTANT.findall(lit.context)) - {lit.text})
         also = f", and `(float){constants[0]}` ({constants[0]} is a double too)" if constants else ""
+        what = "math.h's double constant" if constant else "double literal"
         yield ctx.finding(r, lit.line, lit.col,
-                          f"double literal `{lit.text}` in `{lit.context[:60]}` makes the arithmetic FP64; "
+                          f"{what} `{lit.text}` in `{lit.context[:60]}` makes the arithmetic FP64; "
                           f"write `{single}`{also}", fix=(Edit(lit.line, lit.col, lit.text, single),), literal=lit.text)
 
 

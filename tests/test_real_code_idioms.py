@@ -1712,3 +1712,28 @@ def test_fp501_knows_math_h_constants_and_vector_operators(body, flagged):
     for f in hits:
         if f.estimate["literal"] == "M_PI":
             assert "write `(float)M_PI`" in f.message and f.fix[0].new == "(float)M_PI"
+
+
+SHARED_FLOAT2 = """
+__global__ void acc(const float2 *w, float2 *out, int n) {
+    __shared__ float2 t[256];
+    __shared__ float2 u[512];
+    t[threadIdx.x] = make_float2(0.f, 0.f);
+    for (int a = 0; a < n; ++a) {
+        float2 v = w[a];
+        t[threadIdx.x].x += v.x;
+        t[threadIdx.x].y += v.y;
+        u[2 * threadIdx.x].x += v.x;
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = t[threadIdx.x];
+}
+void run(const float2 *w, float2 *out, int n) { acc<<<64, 256>>>(w, out, n); }
+"""
+
+
+def test_both_fields_of_a_shared_float2_are_one_8_byte_access():
+    """OSKAR's beam pattern: `t[tid].x += ...; t[tid].y += ...;` of a `__shared__ float2` is one
+    8-byte access to nvcc (ld/st.shared.v2.f32), conflict-free; SM201 judged the fields as 4-byte
+    accesses 8 bytes apart (2-way). A lone field at a wider stride (`u[2 * tid].x`) still conflicts."""
+    hits = _codes(SHARED_FLOAT2, "SM201")
+    assert hits and all("`u[2 * threadIdx.x].x`" in m for _, m in hits)

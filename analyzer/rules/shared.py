@@ -1,6 +1,8 @@
 """Shared memory: bank conflicts and missing barriers."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .. import models
@@ -29,11 +31,14 @@ from . import KernelContext, assumed_text, rule
       Use instead
           __shared__ float tile[32][33];        // pad a row by one word
           A wmma or ldmatrix tile reads 16 bytes a lane, 8 lanes (8 rows) at a time: rows an odd
-          multiple of 16 bytes apart do not conflict (`half As[64][32 + 8]`, ldm 40).
+          multiple of 16 bytes apart do not conflict (`half As[64][32 + 8]`, ldm 40). All the fields
+          of one element of a shared vector array accessed alike (`t[i].x`, `t[i].y` of a float2)
+          are one access of its width, as nvcc makes them.
       """)
 def bank_conflict(ctx: KernelContext, r):
+    whole = _whole_vector_fields(ctx)
     for access, est in zip(ctx.accesses.accesses, ctx.estimates):
-        if access.space != "shared" or est is None or not est.requests:
+        if access.space != "shared" or est is None or not est.requests or id(access) in whole:
             continue
         if est.ways >= ctx.options.min_bank_ways and not ctx.unbound_template_values(access, est):
             what = {"load": "read", "store": "write", "atomic": "atomic"}[access.kind]
@@ -50,6 +55,35 @@ def bank_conflict(ctx: KernelContext, r):
                               f"{assumed_text(est)}{hint}",
                               ways=round(est.ways, 3), wavefronts_per_request=round(est.per_request, 3),
                               ideal_wavefronts_per_request=round(est.ideal_per_request, 3), array=access.array)
+
+
+# CUDA's vector types aligned to their size (bytes): all of one element's fields are one access that wide
+_VECTOR_WIDTHS = {"float2": 8, "int2": 8, "uint2": 8, "float4": 16, "int4": 16, "uint4": 16, "double2": 16,
+                  "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "short2": 4, "ushort2": 4}
+_VECTOR_FIELD = re.compile(r"(.+)\.\s*([xyzw])")
+
+
+def _whole_vector_fields(ctx: KernelContext) -> set[int]:
+    """The shared accesses (ids) that are fields of one element of a vector-typed shared array
+    accessed alike (`t[i].x += ...; t[i].y += ...;` of `__shared__ float2 t[256]`) and conflict no
+    more than the vector's width explains: nvcc makes them one access of the element's width (OSKAR's
+    beam pattern), which SM201 judges as such, not as 4-byte accesses 8 bytes apart."""
+    types = {a.name: ctx.program.resolve_type(a.type) for a in (*ctx.program.globals_, *ctx.kernel.shared)
+             if a.space == "shared"}
+    by_element: dict = {}
+    for access, est in zip(ctx.accesses.accesses, ctx.estimates):
+        if access.space != "shared" or est is None or not access.elem_size:
+            continue
+        width = _VECTOR_WIDTHS.get(types.get(access.array, ""), 0)
+        m = _VECTOR_FIELD.fullmatch(access.text) if width else None
+        if m is not None and est.ways <= width // access.elem_size:
+            by_element.setdefault((m.group(1).replace(" ", ""), access.array, access.kind, access.loops, width),
+                                  []).append((m.group(2), access))
+    out: set[int] = set()
+    for (_, _, _, _, width), fields in by_element.items():
+        if {f for f, _ in fields} == set("xyzw"[:width // fields[0][1].elem_size]):
+            out.update(id(a) for _, a in fields)
+    return out
 
 
 def _cross_thread(ctx: KernelContext, store, load, fenced: tuple[int, int] = (0, 0),

@@ -10,7 +10,8 @@ from .. import models
 from .. import symbolic as S
 from . import KernelContext, rule
 
-_BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__barrier_sync"}
+BLOCK_BARRIERS = frozenset(("__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
+                           "__barrier_sync"))
 
 
 @rule("SY301", "divergent-syncthreads", "error",
@@ -44,7 +45,7 @@ def divergent_barrier(ctx: KernelContext, r):
     after_return = []       # (barrier, the early return it is reported for)
     more: dict[int, int] = {}   # per early return (its id): the barriers after its first one
     for b in ctx.accesses.barriers:
-        if b.name not in _BLOCK_BARRIERS:
+        if b.name not in BLOCK_BARRIERS:
             continue
         bad = [g for g in b.guards if ctx.accesses.thread_dependent(g)]
         if bad:
@@ -95,7 +96,7 @@ def _same_for_the_block(guard: S.Expr, block: tuple[int, int, int]) -> bool:
     return v.dtype.kind in "biuf" and (bool(v.all()) or not v.any())
 
 
-_BLOCK_SYMBOLS = frozenset(("threadIdx.x", "threadIdx.y", "threadIdx.z", "blockDim.x", "blockDim.y", "blockDim.z"))
+_BLOCK_SYMBOLS = frozenset(S.THREAD_SYMBOLS) | {d for d in S.DIM_SYMBOLS if d.startswith("blockDim.")}
 
 
 def _readable(e: S.Expr) -> str:

@@ -47,7 +47,7 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
         # as wasteful alone, but together they use more of the sectors they touch (L1 keeps them
         # between the accesses), and the remedy is one for all: one finding, which counts them all
         used = min(step, len(set(offsets)) * access.elem_size)
-        if used == step and _vector_array(ctx, access.array, step):
+        if used == step and _vector_width(ctx, access.array) == step:
             continue    # every field of a float4 element (`b[i].x` ... `b[i].w`): nvcc makes one 16-byte access
         texts = ", ".join(f"`{a.text}`" for a, _ in group[:4]) + (", ..." if len(group) > 4 else "")
         lines = sorted({a.line for a, _ in group})
@@ -69,15 +69,9 @@ _ALIGNED_VECTORS = {"float4": 16, "int4": 16, "uint4": 16, "double2": 16, "longl
                     "uchar4": 4}
 
 
-def _vector_array(ctx: KernelContext, array: str, step: int) -> bool:
-    """Whether `array` is a kernel parameter pointing to a CUDA vector type of `step` bytes (`const
-    float4 *b`): the fields of one of its elements together are one access of the element's width."""
-    prm = ctx.kernel.param(array)
-    return prm is not None and bool(prm.pointer) and _ALIGNED_VECTORS.get(ctx.program.resolve_type(prm.type)) == step
-
-
 _FIELDS = "xyzw"
-_VECTOR_FIELD = re.compile(r"(.+)\.\s*([xyzw])")
+# a field of a vector element as written (`box2[k].x`): group 1 the element, group 2 the field
+VECTOR_FIELD = re.compile(r"(.+)\.\s*([xyzw])")
 
 
 def _whole_vector_elements(ctx: KernelContext, flagged: list) -> list:
@@ -87,7 +81,7 @@ def _whole_vector_elements(ctx: KernelContext, flagged: list) -> list:
     access of the element's width, which is coalesced."""
     by_element: dict = {}
     for access, est in flagged:
-        m = _VECTOR_FIELD.fullmatch(access.text)
+        m = VECTOR_FIELD.fullmatch(access.text)
         if m is not None:
             by_element.setdefault((m.group(1).replace(" ", ""), access.array, access.kind, access.loops), []).append(
                 (m.group(2), access, est))
@@ -343,12 +337,6 @@ _LAUNCH_DIMS = frozenset(S.DIM_SYMBOLS)
 _BLOCK_INDICES = frozenset(S.BLOCK_SYMBOLS)
 
 
-def _sizes_absent(address: S.Expr, params: set[str]) -> bool:
-    """Whether no parameter of the kernel is in an address (most: `x[i]`): no row length to scale a
-    block index by, and no polynomial to make."""
-    return params.isdisjoint(S.symbols(address))
-
-
 def _rows_of_blocks(address: S.Expr, params: set[str]) -> bool:
     """Whether an address reads the block index only as a row of a runtime length (`blockIdx.x *
     row_len + threadIdx.x`: a block per row, its threads the row's columns; `row_len` one of the
@@ -356,8 +344,8 @@ def _rows_of_blocks(address: S.Expr, params: set[str]) -> bool:
     a row stride, or `blockIdx.x * 256`, `blockIdx.x * BLOCK`: a block index scaled by its own block
     size, launch sizes or compile-time values). Such a grid is a count of rows, not rounded up: no
     last block overhangs. Parts without a block index are opaque (`n / 2`: no polynomial)."""
-    if _sizes_absent(address, params):
-        return False
+    if params.isdisjoint(S.symbols(address)):
+        return False    # no parameter in it (most: `x[i]`): no row length, and no polynomial to make
     opaque: dict[str, frozenset] = {}
 
     def atom(e):

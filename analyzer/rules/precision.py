@@ -48,15 +48,16 @@ def double_in_float(ctx: KernelContext, r):
         return
     if any(p.type in ("double", "double2") for p in ctx.kernel.params):
         return
-    for lit in acc.float_literals:
-        if lit.folded or lit.narrowed or not _ARITH_PARENTS.search(lit.context.replace(lit.text, "", 1)):
-            continue  # `float y = 0.0;`, `real div = 1.0 / 3;` and `y = x / 2.0` compile to no FP64
+    # `float y = 0.0;`, `real div = 1.0 / 3;` and `y = x / 2.0` compile to no FP64
+    fp64 = [lit for lit in acc.float_literals if not (lit.folded or lit.narrowed)
+            and _ARITH_PARENTS.search(lit.context.replace(lit.text, "", 1))]
+    for lit in fp64:
         constant = _MATH_CONSTANT.fullmatch(lit.text) is not None     # math.h's `M_PI` itself
         # `2.0L` (long double: FP64 on the GPU) -> `2.0f`; `M_PI` -> `(float)M_PI`
         single = f"(float){lit.text}" if constant else lit.text.rstrip("lL") + "f"
         # math.h's constants are doubles too: `2.0f * M_PI` still computes in FP64
-        if constant and any(o is not lit and o.line == lit.line and lit.text in o.context and not o.folded
-                            and not o.narrowed and not _MATH_CONSTANT.fullmatch(o.text) for o in acc.float_literals):
+        if constant and any(o is not lit and o.line == lit.line and lit.text in o.context
+                            and not _MATH_CONSTANT.fullmatch(o.text) for o in fp64):
             continue    # `2.0 * M_PI`: the literal's finding names `(float)M_PI` already
         constants = sorted(set(_MATH_CONSTANT.findall(lit.context)) - {lit.text})
         also = f", and `(float){constants[0]}` ({constants[0]} is a double too)" if constants else ""

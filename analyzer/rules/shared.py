@@ -1,13 +1,13 @@
 """Shared memory: bank conflicts and missing barriers."""
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from .. import models
 from .. import symbolic as S
 from . import KernelContext, assumed_text, rule
+from .control import BLOCK_BARRIERS
+from .memory import VECTOR_FIELD
 
 
 @rule("SM201", "shared-bank-conflict", "warning",
@@ -60,7 +60,6 @@ def bank_conflict(ctx: KernelContext, r):
 # CUDA's vector types aligned to their size (bytes): all of one element's fields are one access that wide
 _VECTOR_WIDTHS = {"float2": 8, "int2": 8, "uint2": 8, "float4": 16, "int4": 16, "uint4": 16, "double2": 16,
                   "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "short2": 4, "ushort2": 4}
-_VECTOR_FIELD = re.compile(r"(.+)\.\s*([xyzw])")
 
 
 def _whole_vector_fields(ctx: KernelContext) -> set[int]:
@@ -70,12 +69,14 @@ def _whole_vector_fields(ctx: KernelContext) -> set[int]:
     beam pattern), which SM201 judges as such, not as 4-byte accesses 8 bytes apart."""
     types = {a.name: ctx.program.resolve_type(a.type) for a in (*ctx.program.globals_, *ctx.kernel.shared)
              if a.space == "shared"}
+    if not any(t in _VECTOR_WIDTHS for t in types.values()):
+        return set()    # (most kernels: no shared array of a vector type)
     by_element: dict = {}
     for access, est in zip(ctx.accesses.accesses, ctx.estimates):
         if access.space != "shared" or est is None or not access.elem_size:
             continue
         width = _VECTOR_WIDTHS.get(types.get(access.array, ""), 0)
-        m = _VECTOR_FIELD.fullmatch(access.text) if width else None
+        m = VECTOR_FIELD.fullmatch(access.text) if width else None
         if m is not None and est.ways <= width // access.elem_size:
             by_element.setdefault((m.group(1).replace(" ", ""), access.array, access.kind, access.loops, width),
                                   []).append((m.group(2), access))
@@ -272,10 +273,6 @@ def shared_race(ctx: KernelContext, r):
     yield from _next_pass(ctx, r, block, reported)
 
 
-_BLOCK_BARRIERS = frozenset(("__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
-                             "__barrier_sync"))
-
-
 def _next_pass(ctx: KernelContext, r, block: str, reported: set):
     """A loop whose barriers all come before some shared reads: the next pass's writes before its
     first barrier share an interval with them (furthest point sampling's `old = s[0];` after the
@@ -284,7 +281,7 @@ def _next_pass(ctx: KernelContext, r, block: str, reported: set):
     events = ctx.accesses.events
     loops = []
     for ev in events:
-        if ev.kind == "barrier" and ev.item.name in _BLOCK_BARRIERS:
+        if ev.kind == "barrier" and ev.item.name in BLOCK_BARRIERS:
             for lp in ev.item.loops:
                 if not any(lp is x for x in loops):
                     loops.append(lp)

@@ -564,7 +564,8 @@ def summarize(ctx: KernelContext) -> KernelSummary:
 def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSettings | None = None,
                 rules: Mapping[str, Rule] | None = None, launches: Mapping[str, LaunchSpec] | None = None,
                 kernels: list[str] | None = None, default_launch: LaunchSpec | None = None,
-                configured: Mapping[str, LaunchSpec] | None = None, annotations: bool = True) -> FileResult:
+                configured: Mapping[str, LaunchSpec] | None = None, annotations: bool = True,
+                suppressions: bool = True) -> FileResult:
     """Findings and per-kernel estimates for one CUDA source.
 
     launches: per kernel name (or name expression), what is known of its launch.
@@ -574,6 +575,9 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
         file's `// cudaperf: launch` annotations, which are below `launches` / `default_launch`.
     annotations: read the file's launch annotations (a reward for generated code does not: the
         launch is the task's, not what the candidate says of it).
+    suppressions: honour the file's inline suppressions (`// cudaperf: ignore`, NOLINT...). A
+        reward does not: a policy that learnt to write `// cudaperf: ignore-file` would hide the
+        findings its feedback and the surrogate's finding counts are made of.
     """
     # The analysis allocates ~10^5 short-lived tuples per file; the cyclic collector's passes
     # over them cost a tenth of the time and free nothing (they die by reference count).
@@ -586,7 +590,7 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
         # the models treat it as no size; numpy's warning would only be noise on stderr
         with np.errstate(all="ignore"):
             return _lint_source(source, path, settings, rules, launches, kernels, default_launch, configured,
-                                annotations)
+                                annotations, suppressions)
     finally:
         S.forget()
         if paused:
@@ -608,7 +612,7 @@ def _one_line(f: Finding) -> Finding:
 
 
 def _lint_source(source, path, settings, rules, launches, kernels, default_launch, configured=None,
-                 annotations=True) -> FileResult:
+                 annotations=True, suppressions=True) -> FileResult:
     settings = settings or LintSettings()
     rules = all_rules() if rules is None else rules
     if isinstance(source, str):   # once, for the headers' scan and the parse (parse's own encoding)
@@ -685,8 +689,11 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
                 findings.extend(r.check(ctx))
             except RecursionError:
                 result.notes.append(f"{path}:{ctx.kernel.line}: rule {r.code} stopped on kernel {ctx.kernel.name}: nesting too deep")
-    sup = scan(program.source.decode("utf-8", "replace"))
-    kept = [_one_line(f) for f in findings if not sup.suppressed(f.code, f.line)]
+    if suppressions:
+        sup = scan(program.source.decode("utf-8", "replace"))
+        kept = [_one_line(f) for f in findings if not sup.suppressed(f.code, f.line)]
+    else:
+        kept = [_one_line(f) for f in findings]
     if program.shifts:   # columns as written, before the macro expansions on their lines
         kept = [Finding(f.code, f.name, f.severity, f.message, f.path, f.line, program.original_column(f.line, f.col),
                         f.kernel, f.estimate, _original_edits(program, f.fix)) for f in kept]

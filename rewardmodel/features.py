@@ -162,9 +162,11 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
     args = dict(args or {})
     settings = _settings(arch, bool(ptxas))
     if lint is None:
-        # annotations=False: the launch is the task's, whatever a candidate's comments say of it
+        # annotations=False: the launch is the task's, whatever a candidate's comments say of it;
+        # suppressions=False: its findings are what they are, whatever its comments ask to hide
         lint = lint_source(source, path, settings=settings, kernels=[kernel],
-                           launches={kernel: LaunchSpec(tuple(block), tuple(grid), smem, args)}, annotations=False)
+                           launches={kernel: LaunchSpec(tuple(block), tuple(grid), smem, args)}, annotations=False,
+                           suppressions=False)
     ctx = context_of(lint, kernel)
     summ = next((k for k in lint.kernels if k.name == ctx.kernel.name and k.line == ctx.kernel.line), None) \
         if ctx is not None else None

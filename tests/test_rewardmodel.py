@@ -204,6 +204,30 @@ def test_honest_kernel_passes_every_gate():
     assert br.reward > 0
 
 
+def test_a_candidates_suppression_comments_hide_nothing_from_its_reward():
+    """`// cudaperf: ignore-file` or NOLINT in a candidate would hide the findings its feedback lists
+    and the surrogate counts (n_GM101...): a policy would learn to write them. The reward lints
+    without them; a plain lint still honours them."""
+    from analyzer.lint import lint_source
+
+    bad = """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i * 32] = 2.0f * x[i * 32];
+}
+"""
+    launch = dict(grid=(16, 1, 1), block=(256, 1, 1), args={"n": 4096})
+    plain, feat, _ = reward(bad, "k", **launch)
+    assert sorted(f.split()[1] for f in plain.findings) == ["GM101", "GM102"]
+    for hiding in (bad + "// cudaperf: ignore-file\n", bad.replace("x[i * 32];", "x[i * 32];  // NOLINT")):
+        assert lint_source(hiding, "k.cu").findings == []
+        br, f2, _ = reward(hiding, "k", **launch)
+        assert br.findings == plain.findings
+        assert f2.values["n_GM101"] == feat.values["n_GM101"] == 1
+        assert np.array_equal(f2.vector(), feat.vector(), equal_nan=True)
+    assert len(lint_source(bad + "// cudaperf: ignore-file\n", "k.cu", suppressions=False).findings) == 2
+
+
 def test_never_launched_kernel_fails():
     src = HONEST + """
 __global__ void k_fast(const float* x, float* y, int n) { }

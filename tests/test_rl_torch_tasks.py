@@ -565,3 +565,15 @@ def test_findings_of_a_kernel_passed_through_a_wrapper_get_python_lines(tmp_path
                     f'KERNEL = """\n{kernel}"""\nmod = build(KERNEL)\n')
     pos = _positions(path, [CudaUnit.of(0, "\n" + kernel)])
     assert _where(path, pos, 0, 2, 31) == f"{path}:7:31"
+
+
+def test_a_candidates_suppression_comments_hide_no_finding_from_its_evaluation(tmp_path):
+    """The findings an evaluation reports (the policy's feedback) are the kernel's, whatever its
+    comments ask `lint` to hide."""
+    from rl.tasks.torch_eval import _lint
+
+    kernel = "__global__ void k(float* y) { y[threadIdx.x * 32] = 0.f; }\n"
+    path = tmp_path / "solution.py"
+    for text in (kernel, "// cudaperf: ignore-file\n" + kernel, kernel.replace("}\n", "}  // NOLINT\n")):
+        findings, _ = _lint(path, [CudaUnit.of(0, text)], [], {})
+        assert [f.split(": ")[1].split()[0] for f in findings] == ["GM102"], text

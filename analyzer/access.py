@@ -1104,11 +1104,26 @@ class _Walker:
             pass
         elif t == "type_identifier" or t == "identifier":     # `SYNC_WARPS` with no `;`: a macro's name alone
             self._macro_barrier(st)
+        elif t == "preproc_if" or t == "preproc_ifdef" or t == "preproc_elif":
+            # the branch the compile takes (`#if 0`'s `#else`); undecided (a name from the command
+            # line): the first, as a build without it would
+            alt = st.child_by_field_id(F_ALTERNATIVE)
+            if self.p.directive_holds(st) is False:
+                if alt is not None:
+                    self.statement(alt)
+            else:
+                self._directive_body(st, alt)
         elif t.startswith("preproc_"):
-            for c in st.named_children:
-                if _KINDS[c.kind_id].endswith("statement") or _KINDS[c.kind_id] in ("declaration", "compound_statement"):
-                    self.statement(c)
+            self._directive_body(st, None)
         return None
+
+    def _directive_body(self, st, alt) -> None:
+        """The statements of a directive's branch (`#else`'s, `#define`'s...), not its alternative."""
+        for c in st.named_children:
+            k = _KINDS[c.kind_id]
+            if k.endswith("statement") or k in ("declaration", "compound_statement") or (
+                    k.startswith("preproc_if") and (alt is None or c != alt)):
+                self.statement(c)
 
     def _macro_declared(self, call) -> None:
         """`GET_INDEX(i, n);`, a statement macro from an unseen header whose argument names a variable

@@ -16,6 +16,7 @@ import numpy as np
 from . import models
 from . import symbolic as S
 from .access import KernelAccesses, analyze
+from .directives import Macros, device_macros
 from .parse import Function, Program, compact_name, launch_bounds, parse
 from .resources import CompilerUnavailable, Resources, estimate_registers, instance_key, ptxas_resources
 from .rules import DEFAULT_BLOCK_SOURCE, FileContext, Finding, KernelContext, Options, Rule, all_rules, prepare_estimates
@@ -565,7 +566,7 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
                 rules: Mapping[str, Rule] | None = None, launches: Mapping[str, LaunchSpec] | None = None,
                 kernels: list[str] | None = None, default_launch: LaunchSpec | None = None,
                 configured: Mapping[str, LaunchSpec] | None = None, annotations: bool = True,
-                suppressions: bool = True) -> FileResult:
+                suppressions: bool = True, macros: Macros | None = None) -> FileResult:
     """Findings and per-kernel estimates for one CUDA source.
 
     launches: per kernel name (or name expression), what is known of its launch.
@@ -578,6 +579,9 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
     suppressions: honour the file's inline suppressions (`// cudaperf: ignore`, NOLINT...). A
         reward does not: a policy that learnt to write `// cudaperf: ignore-file` would hide the
         findings its feedback and the surrogate's finding counts are made of.
+    macros: what the compile defines besides the file, for its conditional directives
+        (analyzer.directives); default: nvcc's names, `__CUDA_ARCH__` of `settings.arch`, and
+        maybe more from a build's command line (a condition on another name is undecided).
     """
     # The analysis allocates ~10^5 short-lived tuples per file; the cyclic collector's passes
     # over them cost a tenth of the time and free nothing (they die by reference count).
@@ -590,7 +594,7 @@ def lint_source(source: str | bytes, path: str = "<string>", *, settings: LintSe
         # the models treat it as no size; numpy's warning would only be noise on stderr
         with np.errstate(all="ignore"):
             return _lint_source(source, path, settings, rules, launches, kernels, default_launch, configured,
-                                annotations, suppressions)
+                                annotations, suppressions, macros)
     finally:
         S.forget()
         if paused:
@@ -611,13 +615,24 @@ def _one_line(f: Finding) -> Finding:
     return Finding(f.code, f.name, f.severity, " ".join(m.split()), f.path, f.line, f.col, f.kernel, f.estimate, f.fix)
 
 
+_MACROS: dict[str, Macros] = {}
+
+
+def _device_macros(arch: str) -> Macros:
+    """device_macros(arch), one object per arch (a lint of every file asks)."""
+    m = _MACROS.get(arch)
+    if m is None:
+        m = _MACROS[arch] = device_macros(arch)
+    return m
+
+
 def _lint_source(source, path, settings, rules, launches, kernels, default_launch, configured=None,
-                 annotations=True, suppressions=True) -> FileResult:
+                 annotations=True, suppressions=True, macros=None) -> FileResult:
     settings = settings or LintSettings()
     rules = all_rules() if rules is None else rules
     if isinstance(source, str):   # once, for the headers' scan and the parse (parse's own encoding)
         source = source.encode("utf-8", "surrogatepass")
-    program = parse(source, path, _included(source, path))
+    program = parse(source, path, _included(source, path), macros or _device_macros(settings.arch))
     result = FileResult(path)
     arch = models.arch(settings.arch)
     launches = dict(launches or {})

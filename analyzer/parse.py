@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from . import ParserUnavailable
 from ._records import fast_init
+from .directives import OPEN, Macros, holds, lookup_for
 
 # ------------------------------------------------------------------ the parser
 
@@ -264,6 +265,10 @@ class Program:
     original: bytes | None = field(default=None, repr=False, compare=False)   # None: `source`
     shifts: tuple[tuple[int, int, int], ...] = field(default=(), repr=False, compare=False)
     instantiations: list[Instantiation] = field(default_factory=list)   # in source order
+    # the names the file #defines, at the offset of the first definition (conditional directives
+    # in bodies are decided by those defined before them), and what the compile defines besides
+    defines: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    macros: Macros = field(default=OPEN, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.original is None:
@@ -339,6 +344,17 @@ class Program:
         if s is not None:
             return s[node.start_byte:node.end_byte]
         return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def directive_holds(self, node) -> bool | None:
+        """Whether the first branch of a conditional directive in device code (a kernel's or device
+        function's body) is compiled: analyzer.directives.holds over the file's macros defined
+        before it and the compile's."""
+        return _device_holds(node, self.text, self.defines, self.constants, self.macros)
+
+
+def _device_holds(node, text, defines: dict[str, int], constants, macros: Macros) -> bool | None:
+    at = node.start_byte
+    return holds(node, text, lookup_for(lambda name: defines.get(name, at) < at, constants, macros, True))
 
 
 # ------------------------------------------------------------------ macro pre-pass
@@ -743,8 +759,6 @@ def _parse_tree(text: bytes, tables: tuple[tuple[int, int], ...]):
 _FLOOR_DIVISION = re.compile(r"\(?\s*[A-Za-z_][\w.\->\[\]()]*\s*/\s*[A-Za-z_0-9][\w.\->\[\]]*\s*\)?")
 # the template parameters of a host function's body, which has none: the walk of _Builder.build marks
 # such a body with this object, and walks of it only what launches need (_Builder._inner)
-# `defined(X)` / `defined X` in an #if's condition (group 1 or 2: the name)
-_DEFINED = re.compile(r"\bdefined\s*(?:\(\s*(\w+)\s*\)|(\w+))")
 _HOST_BODY: dict = {}
 # the nodes whose declarations are at file scope
 _FILE_SCOPE = frozenset(("translation_unit", "namespace_definition", "declaration_list", "linkage_specification",
@@ -1332,18 +1346,23 @@ def params_of(plist, text) -> tuple[Param, ...]:
     return tuple(out)
 
 
-def parse(source: bytes | str, path: str = "<string>", known: "Program | None" = None) -> Program:
+def parse(source: bytes | str, path: str = "<string>", known: "Program | None" = None,
+          macros: Macros = OPEN) -> Program:
     """Parse CUDA source into a Program. Never raises on bad code; see Program.errors.
 
     known: a program whose constants, type aliases and structs hold before this source's first
-    line (the local headers it includes: analyzer/includes.py); its own definitions win."""
+    line (the local headers it includes: analyzer/includes.py); its own definitions win.
+    macros: what the compile defines besides the file (analyzer.directives), for the
+    conditional directives the file's own macros do not decide."""
     if isinstance(source, str):
         # a lone surrogate (a Python string's "\ud800") travels as its 3 bytes, shown as U+FFFD
         source = source.encode("utf-8", "surrogatepass")
     pre = preprocess(source)
     tree = _parse_tree(pre.text, pre.tables)
-    builder = _Builder(pre.text, path, pre.qualifier_macros, source, pre.shifts)
+    builder = _Builder(pre.text, path, pre.qualifier_macros, source, pre.shifts, macros)
     if known is not None:
+        builder.defined.update(known.defines)
+        builder.defines.update(dict.fromkeys(known.defines, -1))
         builder.constants.update(known.constants)
         builder.aliases.update(known.aliases)
         builder.structs.update(known.structs)
@@ -1353,11 +1372,13 @@ def parse(source: bytes | str, path: str = "<string>", known: "Program | None" =
 
 class _Builder:
     def __init__(self, src: bytes, path: str, qualifier_macros: dict[str, bytes], original: bytes,
-                 shifts: tuple[tuple[int, int, int], ...] = ()):
+                 shifts: tuple[tuple[int, int, int], ...] = (), macros: Macros = OPEN):
         self.src = src
+        self.macros = macros
         self.original = original
         self.shifts = shifts
         self.has_maxnreg = b"__maxnreg__" in original
+        self.has_ifs = b"#if" in src      # conditional directives (#if, #ifdef, #ifndef): rare
         # the launch APIs' words the file holds (nearly always none): looked for in its parts only then
         self.api_words = tuple(w for w in (b"cudaLaunch", b"hipLaunch") if w in src)
         self.path = path
@@ -1381,6 +1402,7 @@ class _Builder:
         self.stepped: dict[bytes, int] | None = None    # names the file steps with ++ or --, first offset (incremented)
         self.first_pass: set[str] = set()               # launch_consts whose value is only the first one (Launch.loop_first)
         self.defined: set[str] = set()                   # the names the file #defines, so far in the walk
+        self.defines: dict[str, int] = {}                # the same at their first offsets (Program.defines)
         self.ascii = src.decode("ascii") if src.isascii() else None   # as Program._ascii: see text
 
     def text(self, node) -> str:
@@ -1407,7 +1429,7 @@ class _Builder:
                 continue
             if t == "preproc_def":
                 self._define(node)
-            elif t in ("preproc_if", "preproc_elif"):
+            elif t in ("preproc_if", "preproc_elif", "preproc_ifdef"):
                 taken = self._condition(node)
                 if taken is None:       # a value the file does not give (`-DUSE_BIG` on the command line): every branch
                     stack.extend(self._inner(node, t, tparams))
@@ -1459,7 +1481,8 @@ class _Builder:
         self._launched_are_kernels()
         return Program(self.path, self.src, tree, self.functions, self.launches, self.constants,
                        self.globals_, self.errors, self.structs, self.fields, self.aliases, _ascii=self.ascii,
-                       original=self.original, shifts=self.shifts, instantiations=self.instantiations)
+                       original=self.original, shifts=self.shifts, instantiations=self.instantiations,
+                       defines=self.defines, macros=self.macros)
 
     def _launched_are_kernels(self) -> None:
         """Only a kernel can be launched (`k<<<...>>>`, cudaLaunchKernel): a function the file launches
@@ -1514,22 +1537,18 @@ class _Builder:
         value = node.child_by_field_id(FIELD.value)
         if name is not None:
             self.defined.add(self.text(name))
+            self.defines.setdefault(self.text(name), node.start_byte)
         if name is None or value is None:
             return
         self._define_text(self.text(name), self.text(value))
 
     def _condition(self, node) -> bool | None:
-        """Whether an `#if` / `#elif`'s condition holds by the file's own constants (`#if USE_BIG` after
-        `#define USE_BIG 1`, `#if R == 16`, `defined(X)` of a name the file defined before), or None
-        where it reads anything else (a name from the command line or a header)."""
-        cond = node.child_by_field_id(FIELD.condition)
-        if cond is None:
-            return None
-        text = _DEFINED.sub(lambda m: "1" if (m.group(1) or m.group(2)) in self.defined else "?", self.text(cond))
-        if "?" in text:
-            return None     # `defined(X)` of a name the file does not define: maybe the command line's
-        v = eval_constant(text, self.constants)
-        return bool(v) if isinstance(v, (int, float)) else None
+        """Whether the first branch of a file-scope `#if` / `#elif` / `#ifdef` / `#ifndef` is compiled, by the
+        file's own macros defined so far (`#if USE_BIG` after `#define USE_BIG 1`, `#if R == 16`,
+        `defined(X)`) and the compile's (`self.macros`); None where it reads anything else (a name from
+        the command line, or `__CUDA_ARCH__`: file scope holds host code too)."""
+        defined = self.defined
+        return holds(node, self.text, lookup_for(defined.__contains__, self.constants, self.macros, False))
 
     def _define_text(self, name: str, value: str) -> None:
         # tree-sitter keeps a trailing comment in the value: `#define THREADS 256 // per block`
@@ -1545,7 +1564,9 @@ class _Builder:
         whatever braces are around it (`#define SHMEM_COLS (TILE + 1)` above the shared tile it
         sizes). The build does not walk such bodies; a host body's are read where it does."""
         for m in _directives(_DEFINE, self.src[body.start_byte:body.end_byte]):
-            self._define_text(m.group(1).decode("utf-8", "replace"), m.group(2).decode("utf-8", "replace"))
+            name = m.group(1).decode("utf-8", "replace")
+            self.defines.setdefault(name, body.start_byte + m.start())
+            self._define_text(name, m.group(2).decode("utf-8", "replace"))
 
     def _alias(self, node) -> None:
         target, names = alias_of(node, self.text)
@@ -1743,6 +1764,8 @@ class _Builder:
         body = node.child_by_field_id(FIELD.body)
         if body is None:
             return
+        if kind != "host" and self.has_ifs and self._not_compiled(node, None):
+            return      # device code the device pass does not compile (`#ifndef __CUDA_ARCH__`'s kernel)
         (l0, c0), (l1, _) = node.start_point, node.end_point
         if kind != "host" and self.src.find(b"define", body.start_byte, body.end_byte) >= 0:
             self._body_defines(body)
@@ -1813,7 +1836,7 @@ class _Builder:
                 continue
             seen.add(n.start_byte)
             quals = self._qualifiers(n)
-            if "__shared__" not in quals:
+            if "__shared__" not in quals or self._not_compiled(n, body):
                 continue
             tnode = n.child_by_field_id(FIELD.type)
             base = self.text(tnode) if tnode is not None else "?"
@@ -1823,6 +1846,19 @@ class _Builder:
                 arr = self._array(decl, base, "extern" in quals, n.start_point[0] + 1, "shared")
                 if arr is not None:
                     yield arr
+
+    def _not_compiled(self, node, body) -> bool:
+        """Whether a node of device code (below `body`; None: the file) is in a branch of a conditional
+        directive that the device pass does not take (`#if 0`, the `#else` of `#ifdef USE_BIG` after
+        its `#define`, `#ifndef __CUDA_ARCH__`). An undecided directive's branches are all kept."""
+        child, n = node, node.parent
+        while n is not None and n != body:
+            if n.type in ("preproc_if", "preproc_elif", "preproc_ifdef"):
+                taken = _device_holds(n, self.text, self.defines, self.constants, self.macros)
+                if taken is not None and taken == (child == n.child_by_field_id(FIELD.alternative)):
+                    return True
+            child, n = n, n.parent
+        return False
 
     # -- launches
     def _instantiation(self, node) -> None:

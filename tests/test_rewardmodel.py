@@ -228,6 +228,29 @@ __global__ void k(const float* x, float* y, int n) {
     assert len(lint_source(bad + "// cudaperf: ignore-file\n", "k.cu", suppressions=False).findings) == 2
 
 
+def test_a_candidates_dead_branches_are_not_what_its_reward_reads():
+    """A candidate compiled as it is runs the `#else` of `#ifdef NEVER_DEFINED` and of `#if 0`,
+    and its device code is what `#ifndef __CUDA_ARCH__` leaves out: the reward reads that code,
+    not the coalesced copy the dead branch shows."""
+    strided = "y[i * 32] = 2.0f * x[i * 32];"
+    honest = f"""
+__global__ void k(const float* x, float* y, int n) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {{ {strided} }}
+}}
+"""
+    launch = dict(grid=(16, 1, 1), block=(256, 1, 1), args={"n": 4096})
+    plain, feat, _ = reward(honest, "k", **launch)
+    assert plain.terms["coalescing"].value == pytest.approx(0.125)
+    in_body = honest.replace(f"{{ {strided} }}", f"{{\n#{{}}\n y[i] = 2.0f * x[i];\n#else\n {strided}\n#endif\n }}")
+    fake = honest.replace(strided, "y[i] = 2.0f * x[i];")
+    for hiding in (in_body.replace("#{}", "#ifdef NEVER_DEFINED"), in_body.replace("#{}", "#if 0"),
+                   f"#ifndef __CUDA_ARCH__\n{fake}#else\n{honest}#endif\n"):
+        br, f2, _ = reward(hiding, "k", **launch)
+        assert br.terms["coalescing"].value == pytest.approx(0.125), hiding
+        assert f2.values["n_GM101"] == feat.values["n_GM101"] == 1
+
+
 def test_never_launched_kernel_fails():
     src = HONEST + """
 __global__ void k_fast(const float* x, float* y, int n) { }

@@ -337,6 +337,9 @@ class KernelAccesses:
     double_calls: list[tuple[str, int, int]] = field(default_factory=list)
     local_types: dict[str, str] = field(default_factory=dict)
     graph: DefUseGraph = field(default_factory=DefUseGraph)
+    # the `__shared__` arrays of the device functions the walk inlined (a block reduction's
+    # `warp_sums`): the kernel's own allocations too, once each however often it calls them
+    helper_shared: list = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     exits: list = field(default_factory=list)     # guards an early `return` left (`(c) == 0` after `if (c) return;`)
     uses_double: bool = False
@@ -2683,7 +2686,21 @@ class _Walker:
         env: dict[str, Expr] = {}
         ptrs, types = dict(self.ptrs), dict(self.types)
         self._bind(callee.params, arg_nodes, values, env, ptrs, types)
-        return self._walk_inlined(callee.name, callee.body, callee.line, env, ptrs, types)
+        if not callee.shared:
+            return self._walk_inlined(callee.name, callee.body, callee.line, env, ptrs, types)
+        # the callee's own shared arrays, under their names while its body is walked
+        saved = (self.arrays, self.array_ptrs)
+        self.arrays, self.array_ptrs = dict(self.arrays), {}
+        for arr in callee.shared:
+            self.arrays[arr.name] = arr
+            ptrs.pop(arr.name, None)
+            types.pop(arr.name, None)
+            if arr not in self.out.helper_shared:
+                self.out.helper_shared.append(arr)
+        try:
+            return self._walk_inlined(callee.name, callee.body, callee.line, env, ptrs, types)
+        finally:
+            self.arrays, self.array_ptrs = saved
 
     def _bind(self, params, arg_nodes, values, env: dict, ptrs: dict, types: dict) -> None:
         """A called body's parameters bound to the call's arguments: a pointer to the memory its

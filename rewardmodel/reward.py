@@ -200,6 +200,7 @@ def _textual_writes(program, name: str) -> list[str]:
     body = _kernel_text(program, name)
     kernel = next((f for f in program.functions if f.name == name), None)
     private = {a.name for a in (kernel.shared if kernel else ())} | {g.name for g in program.globals_ if g.space == "shared"}
+    private |= {a.name for f in program.functions if f.kind == "device" for a in f.shared}   # a helper's own tile
     private |= set(_LOCAL_ARRAY.findall(body))
     found = [m.group(1) for m in _INDEXED_WRITE.finditer(body) if m.group(1).split(".")[0] not in private]
     found += re.findall(r"\b(atomic\w+|__st\w+)\s*\(", body)

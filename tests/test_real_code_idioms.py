@@ -1737,3 +1737,49 @@ def test_both_fields_of_a_shared_float2_are_one_8_byte_access():
     accesses 8 bytes apart (2-way). A lone field at a wider stride (`u[2 * tid].x`) still conflicts."""
     hits = _codes(SHARED_FLOAT2, "SM201")
     assert hits and all("`u[2 * threadIdx.x].x`" in m for _, m in hits)
+
+
+def test_a_device_helpers_own_shared_array_is_shared_memory_of_the_kernel():
+    """A block reduction's scratch declared in its device helper (`__shared__ float s[32];` in
+    `block_sum`, the softmax and layernorm pattern): its accesses were dropped and its bytes left
+    out of the kernel's shared memory (occupancy, the reward's features)."""
+    src = """
+__device__ float block_sum(float v) {
+    __shared__ float s[32];
+    int lane = threadIdx.x % 32, wid = threadIdx.x / 32;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+    if (lane == 0) s[wid] = v;
+    __syncthreads();
+    v = (threadIdx.x < blockDim.x / 32) ? s[lane] : 0.f;
+    return v;
+}
+__device__ float block_max(float v) {
+    __shared__ float s[64][33];
+    s[threadIdx.x % 64][threadIdx.x / 64] = v;
+    __syncthreads();
+    return s[0][threadIdx.x % 32];
+}
+__global__ void row_sum(const float* x, float* out, int n) {
+    __shared__ float s[8];
+    float acc = 0.f;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) acc += x[blockIdx.x * n + i];
+    acc = block_sum(acc) + block_sum(acc * acc) + block_max(acc);
+    s[threadIdx.x % 8] = acc;
+    if (threadIdx.x == 0) out[blockIdx.x] = acc + s[1];
+}
+int main() { row_sum<<<1024, 256>>>(0, 0, 4096); }
+"""
+    res = lint_source(src, "r.cu")
+    ctx = res.contexts[0]
+    shared = [(a.array, a.kind, a.line) for a in ctx.accesses.accesses if a.space == "shared"]
+    # block_sum's two accesses at each of its two calls, block_max's two, the kernel's own two
+    assert shared == [("s", "store", 6), ("s", "load", 8), ("s", "store", 6), ("s", "load", 8),
+                      ("s", "store", 13), ("s", "load", 15), ("s", "store", 22), ("s", "load", 23)]
+    assert [(a.name, a.dims) for a in ctx.accesses.helper_shared] == [("s", (32,)), ("s", (64, 33))]
+    assert ctx.static_shared_bytes == 4 * (32 + 64 * 33 + 8)     # each helper's array once
+    # block_max's column store into 33-float rows: no conflict (its index read as the kernel's 8-float `s`
+    # would be another access entirely)
+    est = dict(zip(map(id, ctx.accesses.accesses), ctx.estimates))
+    store = next(a for a in ctx.accesses.accesses if a.line == 13)
+    assert est[id(store)].ways == 1
+    assert not [f for f in res.findings if f.code == "SM201"]

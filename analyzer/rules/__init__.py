@@ -184,7 +184,8 @@ class KernelContext:
     @lazy
     def static_shared_bytes(self) -> int:
         total = 0
-        for arr in list(self.kernel.shared) + [g for g in self.program.globals_ if g.space == "shared"]:
+        for arr in [*self.kernel.shared, *self.accesses.helper_shared,
+                    *(g for g in self.program.globals_ if g.space == "shared")]:
             if arr.extern:
                 continue
             size = 1

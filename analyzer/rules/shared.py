@@ -67,8 +67,8 @@ def _whole_vector_fields(ctx: KernelContext) -> set[int]:
     accessed alike (`t[i].x += ...; t[i].y += ...;` of `__shared__ float2 t[256]`) and conflict no
     more than the vector's width explains: nvcc makes them one access of the element's width (OSKAR's
     beam pattern), which SM201 judges as such, not as 4-byte accesses 8 bytes apart."""
-    types = {a.name: ctx.program.resolve_type(a.type) for a in (*ctx.program.globals_, *ctx.kernel.shared)
-             if a.space == "shared"}
+    types = {a.name: ctx.program.resolve_type(a.type)
+             for a in (*ctx.program.globals_, *ctx.kernel.shared, *ctx.accesses.helper_shared) if a.space == "shared"}
     if not any(t in _VECTOR_WIDTHS for t in types.values()):
         return set()    # (most kernels: no shared array of a vector type)
     by_element: dict = {}

@@ -1783,3 +1783,25 @@ int main() { row_sum<<<1024, 256>>>(0, 0, 4096); }
     store = next(a for a in ctx.accesses.accesses if a.line == 13)
     assert est[id(store)].ways == 1
     assert not [f for f in res.findings if f.code == "SM201"]
+
+
+@pytest.mark.parametrize("vec, make", [("short4", "make_short4(0, 0, 0, 0)"), ("longlong2", "make_longlong2(0, 0)"),
+                                       ("char4", "make_char4(0, 0, 0, 0)")])
+def test_every_aligned_vector_type_is_one_access_in_shared_memory_too(vec, make):
+    """SM201 knew fewer vector types than GM101 (no short4, char4, longlong2): their fields of one
+    shared element were judged as narrow accesses a vector apart."""
+    fields = "xyzw"[:4 if vec != "longlong2" else 2]
+    body = "\n".join(f"        t[threadIdx.x].{f} += v.{f};" for f in fields)
+    src = f"""
+__global__ void acc(const {vec} *w, {vec} *out, int n) {{
+    __shared__ {vec} t[256];
+    t[threadIdx.x] = {make};
+    for (int a = 0; a < n; ++a) {{
+        {vec} v = w[a];
+{body}
+    }}
+    out[blockIdx.x * blockDim.x + threadIdx.x] = t[threadIdx.x];
+}}
+void run(const {vec} *w, {vec} *out, int n) {{ acc<<<64, 256>>>(w, out, n); }}
+"""
+    assert _codes(src, "SM201") == []

@@ -62,8 +62,8 @@ def _uncoalesced(ctx: KernelContext, r, kinds: tuple[str, ...]):
 
 
 # CUDA's vector types aligned to their size: the compiler reads or writes all of one element's fields as
-# one access of that width
-_ALIGNED_VECTORS = {"float4": 16, "int4": 16, "uint4": 16, "double2": 16, "longlong2": 16, "ulonglong2": 16,
+# one access of that width (global memory here, shared memory in SM201)
+ALIGNED_VECTORS = {"float4": 16, "int4": 16, "uint4": 16, "double2": 16, "longlong2": 16, "ulonglong2": 16,
                     "long2": 16, "ulong2": 16, "float2": 8, "int2": 8, "uint2": 8, "short4": 8, "ushort4": 8,
                     "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "short2": 4, "ushort2": 4, "char4": 4,
                     "uchar4": 4}
@@ -101,7 +101,7 @@ def _whole_vector_elements(ctx: KernelContext, flagged: list) -> list:
 def _vector_width(ctx: KernelContext, array: str) -> int:
     """The bytes of the CUDA vector type a kernel parameter points to (`const float4 *b`: 16), else 0."""
     prm = ctx.kernel.param(array)
-    return _ALIGNED_VECTORS.get(ctx.program.resolve_type(prm.type), 0) if prm is not None and prm.pointer else 0
+    return ALIGNED_VECTORS.get(ctx.program.resolve_type(prm.type), 0) if prm is not None and prm.pointer else 0
 
 
 def _wide(step: int) -> str:

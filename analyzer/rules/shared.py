@@ -7,7 +7,7 @@ from .. import models
 from .. import symbolic as S
 from . import KernelContext, assumed_text, rule
 from .control import BLOCK_BARRIERS
-from .memory import VECTOR_FIELD
+from .memory import ALIGNED_VECTORS, VECTOR_FIELD
 
 
 @rule("SM201", "shared-bank-conflict", "warning",
@@ -57,11 +57,6 @@ def bank_conflict(ctx: KernelContext, r):
                               ideal_wavefronts_per_request=round(est.ideal_per_request, 3), array=access.array)
 
 
-# CUDA's vector types aligned to their size (bytes): all of one element's fields are one access that wide
-_VECTOR_WIDTHS = {"float2": 8, "int2": 8, "uint2": 8, "float4": 16, "int4": 16, "uint4": 16, "double2": 16,
-                  "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "short2": 4, "ushort2": 4}
-
-
 def _whole_vector_fields(ctx: KernelContext) -> set[int]:
     """The shared accesses (ids) that are fields of one element of a vector-typed shared array
     accessed alike (`t[i].x += ...; t[i].y += ...;` of `__shared__ float2 t[256]`) and conflict no
@@ -69,13 +64,13 @@ def _whole_vector_fields(ctx: KernelContext) -> set[int]:
     beam pattern), which SM201 judges as such, not as 4-byte accesses 8 bytes apart."""
     types = {a.name: ctx.program.resolve_type(a.type)
              for a in (*ctx.program.globals_, *ctx.kernel.shared, *ctx.accesses.helper_shared) if a.space == "shared"}
-    if not any(t in _VECTOR_WIDTHS for t in types.values()):
+    if not any(t in ALIGNED_VECTORS for t in types.values()):
         return set()    # (most kernels: no shared array of a vector type)
     by_element: dict = {}
     for access, est in zip(ctx.accesses.accesses, ctx.estimates):
         if access.space != "shared" or est is None or not access.elem_size:
             continue
-        width = _VECTOR_WIDTHS.get(types.get(access.array, ""), 0)
+        width = ALIGNED_VECTORS.get(types.get(access.array, ""), 0)
         m = VECTOR_FIELD.fullmatch(access.text) if width else None
         if m is not None and est.ways <= width // access.elem_size:
             by_element.setdefault((m.group(1).replace(" ", ""), access.array, access.kind, access.loops, width),

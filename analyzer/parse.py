@@ -1658,7 +1658,7 @@ class _Builder:
                             self.constants[self.text(inner)] = v
                     elif not file_scope and (self.src.find(b"<<<", node.end_byte) >= 0
                                              or any(self.src.find(w, node.end_byte) >= 0 for w in self.api_words)):
-                        self._launch_constant(self.text(inner), value, "const" in quals or "constexpr" in quals)
+                        self._launch_constant(self.text(inner), value, "const" in quals or "constexpr" in quals, node)
                 decl = inner
             space = "shared" if "__shared__" in quals else "constant" if "__constant__" in quals else (
                 "device" if "__device__" in quals and file_scope else None)
@@ -1667,14 +1667,14 @@ class _Builder:
                 if arr is not None and file_scope:
                     self.globals_.append(arr)
 
-    def _launch_constant(self, name: str, value, const: bool) -> None:
+    def _launch_constant(self, name: str, value, const: bool, declaration) -> None:
         """A local of host code with a constant value (`const int threads = 256;`, or `int threads =
         256;` that nothing assigns again), for the launches that use it (`k<<<blocks, threads>>>`)."""
         v = eval_constant(self.text(value), self._launch_known())
         if v is None:
             self.launch_consts.pop(name, None)     # a later declaration of the name hides an earlier one
             return
-        if not const and (self._assignments(name) != 1 or self._address_taken(name)):
+        if not const and (not self._assigned_once(name, declaration) or self._address_taken(name)):
             # assigned again somewhere, or through a pointer (`GetSize(..., &size)`): not a constant
             self.launch_consts.pop(name, None)
             return
@@ -1684,6 +1684,18 @@ class _Builder:
             self.first_pass.add(name)
         else:
             self.first_pass.discard(name)
+
+    def _assigned_once(self, name: str, declaration) -> bool:
+        """Whether a local's declaration is its only assignment: in the whole file (nearly always), or
+        else in its scope after it (`int threads = 128;` declared again in another function, or in
+        another block of the same one, is another variable)."""
+        n = self._assignments(name)
+        if n <= 1:
+            return n == 1
+        scope = declaration.parent
+        if scope is None:
+            return False
+        return name.encode() not in assignment_counts(self.src[declaration.end_byte:scope.end_byte])
 
     def _assignments(self, name: str) -> int:
         """How often the file assigns `name` (`name =`, `name +=`...; not `==`), its declaration included."""

@@ -818,3 +818,24 @@ def test_a_launch_with_its_chevrons_apart_is_a_launch_site():
     (l,) = parse(src).launches
     assert (l.kernel, l.block, l.line) == ("fill", (48, 1, 1), 3)
     assert len(preprocess(src.encode()).text) == len(src)
+
+
+def test_a_launch_local_declared_again_elsewhere_is_another_variable():
+    """`int threads = ...;` declared in two host functions (a test driver's main and its helper), or in
+    two blocks of one: each launch takes its own declaration's value (before, a name the file assigned
+    twice anywhere was no constant for any launch). Assigned again in its scope, it is none."""
+    src = """
+__global__ void k(float* y) { y[blockIdx.x * blockDim.x + threadIdx.x] = 0.f; }
+void small(float* y) { int threads = 128; k<<<8, threads>>>(y); }
+void big(float* y) {
+    { int threads = 512; k<<<8, threads>>>(y); }
+    for (int r = 0; r < 2; ++r) { int threads = 64; k<<<8, threads>>>(y); }
+}
+void tuned(float* y, bool fast) {
+    int threads = 256;
+    if (fast) { threads = 1024; }
+    k<<<8, threads>>>(y);
+}
+"""
+    blocks = [l.block for l in parse(src).launches]
+    assert blocks == [(128, 1, 1), (512, 1, 1), (64, 1, 1), None]

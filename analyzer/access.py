@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from . import symbolic as S
 from ._records import fast_init
 from .parse import (_WORD_BYTES, DOUBLE_TYPES, FIELD, FLOAT_TYPES, SCALAR_SIZES, WMMA_FRAGMENT, Function, Program,
-                    alias_of, code_children, count, params_of, type_size)
+                    alias_of, code_children, count, eval_constant, params_of, type_size)
 from .symbolic import Expr
 from .vectorize import merge_shared, unroll_factor
 
@@ -884,9 +884,20 @@ class _Walker:
                 if size is None:
                     size = 4
                     self._unbound_type(prm.type)
-                self.ptrs[prm.name] = _Ptr(prm.name, ("c", 0), self.resolve(prm.type), size, "global")
+                # a pointer to rows (`float (*a)[W]`): a[i][j] is W elements a row
+                dims = (None,) + tuple(self._pointee_dim(d) for d in prm.dims) if prm.dims else ()
+                self.ptrs[prm.name] = _Ptr(prm.name, ("c", 0), self.resolve(prm.type), size, "global", dims)
             else:
                 self.g.add_node(prm.name)
+
+    def _pointee_dim(self, text: str):
+        """A size of the rows a pointer parameter points to, as written (`W` of `float (*a)[W]`): its
+        value, or its symbol (a size nothing gives: assumed), or None where it is an expression of
+        unknowns."""
+        v = eval_constant(text, self.consts)
+        if type(v) is int:
+            return v
+        return ("s", text) if text.isidentifier() else None
 
     def _accessor(self, name: str, type_name: str) -> _Ptr | None:
         """A PyTorch tensor accessor parameter (`PackedTensorAccessor32<float, 2, RestrictPtrTraits>

@@ -144,6 +144,8 @@ class Param:
     pointer: int            # levels of indirection (0 for a scalar)
     const: bool = False
     restrict: bool = False
+    # a pointer to arrays (`float (*a)[W]`, `float a[][W]`): the sizes of the arrays it points to, as written
+    dims: tuple[str, ...] = ()
 
 
 @fast_init
@@ -1332,18 +1334,42 @@ def params_of(plist, text) -> tuple[Param, ...]:
         base = text(tnode) if tnode is not None else "?"
         quals = {text(c) for c in p.children if c.type == "type_qualifier"}
         decl = p.child_by_field_id(FIELD.declarator)
-        depth = 0
+        ops: list[str | None] = []     # from the outside in: None a pointer, else an array's size text
         restrict = False
         while decl is not None and decl.type in ("pointer_declarator", "reference_declarator", "array_declarator",
-                                                  "abstract_pointer_declarator"):
-            if decl.type != "reference_declarator":
-                depth += 1
+                                                  "abstract_pointer_declarator", "parenthesized_declarator"):
+            if decl.type == "parenthesized_declarator":     # `(*a)` of `float (*a)[W]`
+                decl = next((c for c in decl.named_children if c.type != "comment"), None)
+                continue
+            if decl.type == "array_declarator":
+                size = decl.child_by_field_id(FIELD.size)
+                ops.append(text(size) if size is not None else "")
+            elif decl.type != "reference_declarator":
+                ops.append(None)
             restrict = restrict or any(text(c) in ("__restrict__", "restrict") for c in decl.children
                                        if c.type == "type_qualifier")
-            decl = decl.child_by_field_id(FIELD.declarator)
+            if decl.type == "reference_declarator":     # `int& r`: the grammar gives its declarator no field
+                decl = next((c for c in reversed(decl.named_children) if c.type != "comment"), None)
+            else:
+                decl = decl.child_by_field_id(FIELD.declarator)
         name = text(decl) if decl is not None else f"arg{len(out)}"
-        out.append(Param(name, base, depth, "const" in quals, restrict))
+        depth, dims = _pointee(ops)
+        out.append(Param(name, base, depth, "const" in quals, restrict, dims))
     return tuple(out)
+
+
+def _pointee(ops: list[str | None]) -> tuple[int, tuple[str, ...]]:
+    """(levels of indirection, sizes of the arrays pointed to) of a parameter's declarators read from
+    the outside in (None a pointer, else an array's size). Read from the name out, an array parameter's
+    first array is a pointer (`a[][W]` is `(*a)[W]`); a pointer to arrays only has their sizes, any
+    other mix is counted in levels as before."""
+    inside_out = ops[::-1]
+    if inside_out and inside_out[0] is not None:
+        inside_out[0] = None        # the array a parameter declares is a pointer to its elements
+    sizes = inside_out[1:]
+    if inside_out and all(x is not None and x for x in sizes) and sizes:
+        return 1, tuple(sizes)
+    return len(ops), ()
 
 
 def parse(source: bytes | str, path: str = "<string>", known: "Program | None" = None,

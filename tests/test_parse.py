@@ -839,3 +839,16 @@ void tuned(float* y, bool fast) {
 """
     blocks = [l.block for l in parse(src).launches]
     assert blocks == [(128, 1, 1), (512, 1, 1), (64, 1, 1), None]
+
+
+@pytest.mark.parametrize("declaration, name, pointer, dims", [
+    ("const float (*a)[W]", "a", 1, ("W",)), ("float (*c)[W][8]", "c", 1, ("W", "8")),
+    ("float a[][W]", "a", 1, ("W",)), ("float a[4][8]", "a", 1, ("8",)), ("float a[]", "a", 1, ()),
+    ("float* a[4]", "a", 2, ()), ("float** a", "a", 2, ()), ("float *(*d)[4]", "d", 3, ()),
+    ("const Params& p", "p", 0, ()), ("float*& q", "q", 1, ()), ("float (&t)[4]", "t", 1, ()),
+])
+def test_parameter_declarators(declaration, name, pointer, dims):
+    """A pointer to rows (`float (*a)[W]`) was named `(*a)` and a reference parameter `arg0`: the
+    kernel's accesses through them were lost, and a device function's reference was never bound."""
+    (prm,) = parse(f"__device__ void f({declaration}) {{}}").functions[0].params
+    assert (prm.name, prm.pointer, prm.dims) == (name, pointer, dims)

@@ -1805,3 +1805,30 @@ __global__ void acc(const {vec} *w, {vec} *out, int n) {{
 void run(const {vec} *w, {vec} *out, int n) {{ acc<<<64, 256>>>(w, out, n); }}
 """
     assert _codes(src, "SM201") == []
+
+
+def test_a_pointer_to_rows_indexes_rows_of_its_width():
+    """`const float (*a)[W]` (textbook matrix kernels with a compile-time width): `a[row][col]` is
+    row * W + col; the accesses were dropped (the parameter was named `(*a)`)."""
+    src = """
+#define W 64
+__global__ void by_rows(const float (*a)[W], float (*c)[W], int n) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < n && col < W) c[row][col] = 2.f * a[row][col];
+}
+__global__ void by_columns(const float (*a)[W], float (*c)[W], int n) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < n) c[row][blockIdx.y] = a[row][blockIdx.y];
+}
+void run(const float (*a)[W], float (*c)[W], int n) {
+    by_rows<<<dim3(2, n / 8), dim3(32, 8)>>>(a, c, n);
+    by_columns<<<dim3(n / 256, W), 256>>>(a, c, n);
+}
+"""
+    res = lint_source(src, "m.cu")
+    rows, cols = res.contexts
+    assert [a.text for a in rows.accesses.accesses] == ["a[row][col]", "c[row][col]"]
+    assert [e.units / e.requests for e in rows.estimates] == [4.0, 4.0]
+    assert [e.units / e.requests for e in cols.estimates] == [32.0, 32.0]   # 256-byte rows, a lane each
+    assert sorted((f.code, f.line) for f in res.findings) == [("GM101", 10), ("GM102", 10)]

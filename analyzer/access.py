@@ -2717,6 +2717,14 @@ class _Walker:
         """A called body's parameters bound to the call's arguments: a pointer to the memory its
         argument points to (as the parameter's type), a scalar to its argument's value; each
         hides what the caller had of that name."""
+        for prm in params[len(values):]:
+            # an argument the call leaves out takes the parameter's default (`int stride = 1`) where that is
+            # a constant; else the name stays unbound, as before
+            v = eval_constant(prm.default, self.consts) if prm.default is not None and not prm.pointer else None
+            if type(v) is int or type(v) is float:
+                env[prm.name] = ("c", v)
+                ptrs.pop(prm.name, None)
+                types[prm.name] = self.resolve(prm.type)
         for prm, node, value in zip(params, arg_nodes, values):
             if prm.pointer:
                 env.pop(prm.name, None)

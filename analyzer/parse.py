@@ -146,6 +146,7 @@ class Param:
     restrict: bool = False
     # a pointer to arrays (`float (*a)[W]`, `float a[][W]`): the sizes of the arrays it points to, as written
     dims: tuple[str, ...] = ()
+    default: str | None = None    # a default argument as written (`int stride = 1`)
 
 
 @fast_init
@@ -1354,7 +1355,9 @@ def params_of(plist, text) -> tuple[Param, ...]:
                 decl = decl.child_by_field_id(FIELD.declarator)
         name = text(decl) if decl is not None else f"arg{len(out)}"
         depth, dims = _pointee(ops)
-        out.append(Param(name, base, depth, "const" in quals, restrict, dims))
+        default = p.child_by_field_id(FIELD.default_value) if p.type == "optional_parameter_declaration" else None
+        out.append(Param(name, base, depth, "const" in quals, restrict, dims,
+                         text(default) if default is not None else None))
     return tuple(out)
 
 

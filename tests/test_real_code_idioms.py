@@ -1832,3 +1832,23 @@ void run(const float (*a)[W], float (*c)[W], int n) {
     assert [e.units / e.requests for e in rows.estimates] == [4.0, 4.0]
     assert [e.units / e.requests for e in cols.estimates] == [32.0, 32.0]   # 256-byte rows, a lane each
     assert sorted((f.code, f.line) for f in res.findings) == [("GM101", 10), ("GM102", 10)]
+
+
+def test_an_argument_left_out_takes_the_parameters_default():
+    """SpeedCodeBench's FFT: `GPU_DoFft(v, tx)` of `GPU_DoFft(float2* v, int j, int stride = 1)`: the
+    exchange through shared memory indexes `(idxD + r * incD) * stride`, and `stride` was an unknown
+    size (4096: 32-way conflicts that a stride of 1 does not have)."""
+    src = """
+__device__ void put(float* s, float v, int stride = 1, int pad = PAD) { s[threadIdx.x * stride] = v; }
+__global__ void k(const float* x, float* y) {
+    __shared__ float s[1024];
+    put(s, x[threadIdx.x]);
+    put(s, x[threadIdx.x], 2);
+    __syncthreads();
+    y[threadIdx.x] = s[threadIdx.x];
+}
+void run(const float* x, float* y) { k<<<1, 256>>>(x, y); }
+"""
+    ctx = lint_source(src, "d.cu").contexts[0]
+    stores = [e.ways for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.space == "shared" and a.kind == "store"]
+    assert stores == [1.0, 2.0]

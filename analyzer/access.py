@@ -2341,6 +2341,12 @@ class _Walker:
             if base_name in _CASTS and args:
                 return self.expr(args[0])
             name = base_name
+        if "::" in name:
+            # `::min(i, n - 1)`, `std::max<int>(a, b)`, `cuda::std::min`: the same functions as `min`
+            prefix, _, last = name.rpartition("::")
+            last = last.split("<", 1)[0].strip()
+            if last in S._CALLS and prefix.strip() in ("", "std", "::std", "cuda::std", "::cuda::std", "thrust"):
+                name = last
         if fn is not None and _KINDS[fn.kind_id] == "field_expression":
             method = fn.child_by_field_id(F_FIELD)
             mname = self.text(method) if method is not None else ""

@@ -1852,3 +1852,27 @@ void run(const float* x, float* y) { k<<<1, 256>>>(x, y); }
     ctx = lint_source(src, "d.cu").contexts[0]
     stores = [e.ways for a, e in zip(ctx.accesses.accesses, ctx.estimates) if a.space == "shared" and a.kind == "store"]
     assert stores == [1.0, 2.0]
+
+
+def test_a_clamped_index_is_bounded_and_qualified_min_is_min():
+    """`y[min(i, n - 1)]` cannot leave the array: GM104 said nothing checks it. And `::min`,
+    `std::min<int>` are the same function as `min`: their accesses had no estimate."""
+    src = """
+__global__ void clamp(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    y[min(i, n - 1)] = x[::min(i, n - 1)] + x[std::min<int>(i + 1, n - 1)];
+}
+__global__ void unclamped(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    y[min(i, threadIdx.x + 8)] = x[i];
+}
+void run(const float* x, float* y, int n) {
+    clamp<<<(n + 255) / 256, 256>>>(x, y, n);
+    unclamped<<<(n + 255) / 256, 256>>>(x, y, n);
+}
+"""
+    res = lint_source(src, "c.cu")
+    clamp = res.contexts[0]
+    # a lane each, contiguous: 4 sectors a request (5 where `i + 1` starts a word late)
+    assert [e.units / e.requests for e in clamp.estimates] == [4.0, 5.0, 4.0]
+    assert [(f.code, f.kernel) for f in res.findings if f.code == "GM104"] == [("GM104", "unclamped")]

@@ -257,7 +257,30 @@ _SCALAR_TYPEDEF = re.compile(r"[a-z_][a-z0-9_]*[a-z_]")    # lower case, no digi
 
 def _has_bound_check(ctx: KernelContext, access) -> bool:
     conds = list(access.guards) + [lp.cond for lp in access.loops if lp.cond is not None]
-    return any(ctx.accesses.thread_dependent(c) or S.symbols(c) & {l.var for l in access.loops if l.var} for c in conds)
+    return any(ctx.accesses.thread_dependent(c) or S.symbols(c) & {l.var for l in access.loops if l.var}
+               for c in conds) or _clamped(access.address)
+
+
+_CLAMPS = frozenset(("min", "umin", "fminf", "fmin"))
+
+
+def _clamped(e: S.Expr) -> bool:
+    """Whether an address holds an index clamped by a size (`y[min(i, n - 1)]`): a thread-dependent
+    argument of a min with another argument that is not (the bound)."""
+    t = e[0]
+    if t == "f":
+        if e[1] in _CLAMPS and any(S.symbols(a) & _THREADS for a in e[2]) and \
+                any(not S.symbols(a) & _THREADS for a in e[2]):
+            return True
+        return any(_clamped(a) for a in e[2])
+    if t == "b":
+        return _clamped(e[2]) or _clamped(e[3])
+    if t == "u":
+        return _clamped(e[2])
+    return False
+
+
+_THREADS = frozenset(S.THREAD_SYMBOLS)
 
 
 @rule("GM104", "missing-bounds-guard", "warning",

@@ -289,7 +289,8 @@ _THREADS = frozenset(S.THREAD_SYMBOLS)
       What it does
           Flags global loads and stores whose address depends on both blockIdx and threadIdx (a
           global thread index) in a kernel that takes a size parameter, when no condition on a
-          thread-dependent value (an `if`, an early `return`, a loop condition) guards them.
+          thread-dependent value (an `if`, an early `return`, a loop condition) guards them and
+          no `min` clamps their index (`y[min(i, n - 1)]`).
           A kernel whose every launch in the file has a grid that rounds down (`n / 256`,
           `dim3 grid(w / threads.x, h / threads.y)`) is left alone: no block overhangs; so is an
           address that reads the block index only as a row of a parameter's length (`blockIdx.x *

@@ -1422,6 +1422,10 @@ class _Builder:
         self.fields: dict[str, dict[str, tuple[int, str]]] = {}
         self.aliases: dict[str, str] = {}
         self.dim3_vars: dict[str, tuple[int | None, ...]] = {}   # None: a dimension no constant decides
+        self.kernel_names: set[str] = set()                     # the kernels defined so far
+        # host locals that hold a kernel (`auto kern = k<128>;`, `void (*f)(float*) = &k;`): the
+        # kernel's name node, and the end of the function they are local to
+        self.kernel_aliases: dict[str, tuple[object, int]] = {}
         self.dim3_texts: dict[str, tuple[str, ...]] = {}          # a dim3 local's arguments as written
         # host code's local constants (`const int threads = 256;`), for the launch sites after them
         self.launch_consts: dict[str, int | float] = {}
@@ -1674,6 +1678,8 @@ class _Builder:
             if decl.type == "init_declarator":
                 inner = decl.child_by_field_id(FIELD.declarator)
                 value = decl.child_by_field_id(FIELD.value)
+                if not file_scope and value is not None and self.kernel_names and inner is not None:
+                    self._kernel_alias(node, inner, value)
                 if inner is not None and inner.type == "identifier" and value is not None:
                     args = _dim3_arguments(value, base)
                     if args is not None:
@@ -1815,6 +1821,8 @@ class _Builder:
         maxnreg = self._max_registers(node, declarator, tparams) if kind == "global" and self.has_maxnreg else None
         self.functions.append(Function(name.split("::")[-1], kind, params, l0 + 1, c0 + 1, l1 + 1, node, body,
                                        dict(tparams), bounds, shared, maxnreg))
+        if kind == "global":
+            self.kernel_names.add(name.split("::")[-1])
 
     def _max_registers(self, node, declarator, tparams: dict[str, int | None]) -> int | None:
         """`__maxnreg__(n)` before the kernel's name (the pre-pass blanked it: read as written)."""
@@ -1914,6 +1922,28 @@ class _Builder:
         if targs:
             self.instantiations.append(Instantiation(name, targs, node.start_point[0] + 1))
 
+    def _kernel_alias(self, declaration, declarator, value) -> None:
+        """Record a host local that holds a kernel the file defined before (`auto kern = k<128>;`,
+        `void (*f)(float*) = &k;`), for the launches through it (`kern<<<grid, block>>>(...)`)."""
+        target = value.child_by_field_id(FIELD.argument) if value.type == "pointer_expression" else value
+        while target is not None and target.type == "qualified_identifier":
+            target = target.child_by_field_id(FIELD.name)
+        if target is None or target.type not in ("identifier", "template_function"):
+            return
+        name_node = target if target.type == "identifier" else target.child_by_field_id(FIELD.name)
+        if name_node is None or self.text(name_node) not in self.kernel_names:
+            return
+        while declarator is not None and declarator.type != "identifier":   # `(*f)(float*)`: f
+            inner = declarator.child_by_field_id(FIELD.declarator)
+            declarator = inner if inner is not None else next(
+                (c for c in declarator.named_children if c.type != "comment"), None)
+        if declarator is None:
+            return
+        scope = declaration.parent
+        while scope is not None and scope.type != "function_definition":
+            scope = scope.parent
+        self.kernel_aliases[self.text(declarator)] = (target, scope.end_byte if scope is not None else len(self.src))
+
     def _template_function(self, fn) -> tuple[str, tuple[str, ...]]:
         """`k<128, float>`: ("k", ("128", "float"))."""
         name_node = fn.child_by_field_id(FIELD.name)
@@ -1943,6 +1973,14 @@ class _Builder:
                 targs = tuple(self._local_value(a) for a in targs)
         else:
             name = self.text(fn) if fn is not None else "?"
+            alias = self.kernel_aliases.get(name) if self.kernel_aliases else None
+            if alias is not None and node.start_byte < alias[1]:   # `kern<<<...>>>` of `auto kern = k<128>;`
+                if alias[0].type == "template_function":
+                    name, targs = self._template_function(alias[0])
+                    if self.launch_consts:
+                        targs = tuple(self._local_value(a) for a in targs)
+                else:
+                    name = self.text(alias[0])
         parts = code_children(syntax)
         grid = self._dims(parts[0]) if parts else None
         block = self._dims(parts[1]) if len(parts) > 1 else None

@@ -852,3 +852,24 @@ def test_parameter_declarators(declaration, name, pointer, dims):
     kernel's accesses through them were lost, and a device function's reference was never bound."""
     (prm,) = parse(f"__device__ void f({declaration}) {{}}").functions[0].params
     assert (prm.name, prm.pointer, prm.dims) == (name, pointer, dims)
+
+
+def test_a_launch_through_a_local_that_holds_the_kernel():
+    """`auto kern = k<128>; kern<<<grid, 128>>>(...)` (a dispatch that picks an instance first), and a
+    function pointer `void (*f)(float*) = &k;`: the launch is the kernel's (it was a launch of `kern`)."""
+    src = """
+template <int BLOCK> __global__ void k(float* y) { y[blockIdx.x * BLOCK + threadIdx.x] = 0.f; }
+__global__ void plain(float* y) { y[threadIdx.x] = 0.f; }
+void run(float* y, bool big) {
+    auto kern = big ? k<256> : k<128>;
+    auto small = k<64>;
+    small<<<8, 64>>>(y);
+    void (*f)(float*) = &plain;
+    f<<<1, 32>>>(y);
+    kern<<<8, 128>>>(y);
+}
+void other(float* y, void (*small)(float*)) { small<<<2, 16>>>(y); }
+"""
+    launches = [(l.kernel, l.template_args, l.block) for l in parse(src).launches]
+    assert launches == [("k", ("64",), (64, 1, 1)), ("plain", (), (32, 1, 1)), ("kern", (), (128, 1, 1)),
+                        ("small", (), (16, 1, 1))]

@@ -2723,14 +2723,8 @@ class _Walker:
         """A called body's parameters bound to the call's arguments: a pointer to the memory its
         argument points to (as the parameter's type), a scalar to its argument's value; each
         hides what the caller had of that name."""
-        for prm in params[len(values):]:
-            # an argument the call leaves out takes the parameter's default (`int stride = 1`) where that is
-            # a constant; else the name stays unbound, as before
-            v = eval_constant(prm.default, self.consts) if prm.default is not None and not prm.pointer else None
-            if type(v) is int or type(v) is float:
-                env[prm.name] = ("c", v)
-                ptrs.pop(prm.name, None)
-                types[prm.name] = self.resolve(prm.type)
+        if len(params) > len(values):
+            self._defaults(params, len(values), env, ptrs, types)
         for prm, node, value in zip(params, arg_nodes, values):
             if prm.pointer:
                 env.pop(prm.name, None)
@@ -2744,6 +2738,16 @@ class _Walker:
                 env[prm.name] = value
                 ptrs.pop(prm.name, None)
             types[prm.name] = self.resolve(prm.type) + "*" * prm.pointer
+
+    def _defaults(self, params, given: int, env: dict, ptrs: dict, types: dict) -> None:
+        """The parameters after the `given` arguments of a call take their defaults (`int stride = 1`)
+        where those are constants; the others stay unbound, as before."""
+        for prm in params[given:]:
+            v = eval_constant(prm.default, self.consts) if prm.default is not None and not prm.pointer else None
+            if type(v) is int or type(v) is float:
+                env[prm.name] = ("c", v)
+                ptrs.pop(prm.name, None)
+                types[prm.name] = self.resolve(prm.type)
 
     def _walk_inlined(self, name: str, body, line: int, env: dict, ptrs: dict, types: dict) -> Expr:
         """Walks a called body (a device function's, a lambda's) with its own bindings, then the

@@ -1329,7 +1329,8 @@ def params_of(plist, text) -> tuple[Param, ...]:
     if plist is None:
         return ()
     for p in plist.named_children:
-        if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
+        kind = p.type
+        if kind not in ("parameter_declaration", "optional_parameter_declaration"):
             continue
         tnode = p.child_by_field_id(FIELD.type)
         base = text(tnode) if tnode is not None else "?"
@@ -1355,7 +1356,7 @@ def params_of(plist, text) -> tuple[Param, ...]:
                 decl = decl.child_by_field_id(FIELD.declarator)
         name = text(decl) if decl is not None else f"arg{len(out)}"
         depth, dims = _pointee(ops)
-        default = p.child_by_field_id(FIELD.default_value) if p.type == "optional_parameter_declaration" else None
+        default = p.child_by_field_id(FIELD.default_value) if kind == "optional_parameter_declaration" else None
         out.append(Param(name, base, depth, "const" in quals, restrict, dims,
                          text(default) if default is not None else None))
     return tuple(out)
@@ -1366,6 +1367,8 @@ def _pointee(ops: list[str | None]) -> tuple[int, tuple[str, ...]]:
     the outside in (None a pointer, else an array's size). Read from the name out, an array parameter's
     first array is a pointer (`a[][W]` is `(*a)[W]`); a pointer to arrays only has their sizes, any
     other mix is counted in levels as before."""
+    if len(ops) < 2:
+        return len(ops), ()     # a scalar, `float* x`, `float x[]` (nearly every parameter)
     inside_out = ops[::-1]
     if inside_out and inside_out[0] is not None:
         inside_out[0] = None        # the array a parameter declares is a pointer to its elements
@@ -1678,7 +1681,8 @@ class _Builder:
             if decl.type == "init_declarator":
                 inner = decl.child_by_field_id(FIELD.declarator)
                 value = decl.child_by_field_id(FIELD.value)
-                if not file_scope and value is not None and self.kernel_names and inner is not None:
+                if not file_scope and self.kernel_names and value is not None and inner is not None and (
+                        base == "auto" or inner.type == "function_declarator"):
                     self._kernel_alias(node, inner, value)
                 if inner is not None and inner.type == "identifier" and value is not None:
                     args = _dim3_arguments(value, base)

@@ -1889,7 +1889,7 @@ class _Builder:
                 continue
             seen.add(n.start_byte)
             quals = self._qualifiers(n)
-            if "__shared__" not in quals or self._not_compiled(n, body):
+            if "__shared__" not in quals or (self.has_ifs and self._not_compiled(n, body)):
                 continue
             tnode = n.child_by_field_id(FIELD.type)
             base = self.text(tnode) if tnode is not None else "?"

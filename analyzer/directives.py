@@ -14,12 +14,14 @@ library's headers may define, `CUDART_VERSION`, `__CUDA_BF16_TYPES_EXIST__`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable, Mapping
 
 # defined in both of nvcc's passes; and in the device pass only (host code sees it undefined)
 BOTH_PASSES = frozenset(("__CUDACC__", "__NVCC__"))
 DEVICE_PASS = "__CUDA_ARCH__"
-_DIRECTIVES = frozenset(("preproc_if", "preproc_elif", "preproc_ifdef"))
+# the conditional directives' node types (`#ifdef` and `#ifndef` are both preproc_ifdef)
+DIRECTIVES = frozenset(("preproc_if", "preproc_elif", "preproc_ifdef"))
 
 
 @dataclass(frozen=True)
@@ -33,9 +35,10 @@ class Macros:
 OPEN = Macros()
 
 
+@lru_cache(maxsize=None)
 def device_macros(arch: str | None, closed: bool = False) -> Macros:
     """The device pass's `__CUDA_ARCH__` for an arch name (`sm_90` -> 900; None or another name:
-    no value)."""
+    no value). One object per arch (a lint of every file asks)."""
     digits = arch[3:] if arch and arch.startswith("sm_") else ""
     values = {DEVICE_PASS: int(digits) * 10} if digits.isdigit() else {}
     return Macros(values, closed)
@@ -75,16 +78,12 @@ def _library_name(name: str) -> bool:
     return name.startswith("_") or name.split("_", 1)[0] in _LIBRARY_PREFIXES
 
 
-def is_directive(node) -> bool:
-    return node.type in _DIRECTIVES
-
-
 def holds(node, text: Callable[[object], str], lookup: Lookup) -> bool | None:
     """Whether the first branch of a conditional directive node is compiled (its alternative
     otherwise), or None where that depends on what `lookup` does not know."""
     if node.type == "preproc_ifdef":
         name = node.child_by_field_name("name")
-        if name is None or not node.child_count:
+        if name is None:
             return None
         defined = lookup(text(name))[0]
         if defined is None:

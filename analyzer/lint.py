@@ -615,24 +615,13 @@ def _one_line(f: Finding) -> Finding:
     return Finding(f.code, f.name, f.severity, " ".join(m.split()), f.path, f.line, f.col, f.kernel, f.estimate, f.fix)
 
 
-_MACROS: dict[str, Macros] = {}
-
-
-def _device_macros(arch: str) -> Macros:
-    """device_macros(arch), one object per arch (a lint of every file asks)."""
-    m = _MACROS.get(arch)
-    if m is None:
-        m = _MACROS[arch] = device_macros(arch)
-    return m
-
-
 def _lint_source(source, path, settings, rules, launches, kernels, default_launch, configured=None,
                  annotations=True, suppressions=True, macros=None) -> FileResult:
     settings = settings or LintSettings()
     rules = all_rules() if rules is None else rules
     if isinstance(source, str):   # once, for the headers' scan and the parse (parse's own encoding)
         source = source.encode("utf-8", "surrogatepass")
-    program = parse(source, path, _included(source, path), macros or _device_macros(settings.arch))
+    program = parse(source, path, _included(source, path), macros or device_macros(settings.arch))
     result = FileResult(path)
     arch = models.arch(settings.arch)
     launches = dict(launches or {})

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from . import ParserUnavailable
 from ._records import fast_init
-from .directives import OPEN, Macros, holds, lookup_for
+from .directives import DIRECTIVES, OPEN, Macros, holds, lookup_for
 
 # ------------------------------------------------------------------ the parser
 
@@ -1369,13 +1369,8 @@ def _pointee(ops: list[str | None]) -> tuple[int, tuple[str, ...]]:
     other mix is counted in levels as before."""
     if len(ops) < 2:
         return len(ops), ()     # a scalar, `float* x`, `float x[]` (nearly every parameter)
-    inside_out = ops[::-1]
-    if inside_out and inside_out[0] is not None:
-        inside_out[0] = None        # the array a parameter declares is a pointer to its elements
-    sizes = inside_out[1:]
-    if inside_out and all(x is not None and x for x in sizes) and sizes:
-        return 1, tuple(sizes)
-    return len(ops), ()
+    sizes = ops[-2::-1]     # from the name out, after the first (a pointer, or an array that is one)
+    return (1, tuple(sizes)) if all(sizes) else (len(ops), ())
 
 
 def parse(source: bytes | str, path: str = "<string>", known: "Program | None" = None,
@@ -1393,7 +1388,6 @@ def parse(source: bytes | str, path: str = "<string>", known: "Program | None" =
     tree = _parse_tree(pre.text, pre.tables)
     builder = _Builder(pre.text, path, pre.qualifier_macros, source, pre.shifts, macros)
     if known is not None:
-        builder.defined.update(known.defines)
         builder.defines.update(dict.fromkeys(known.defines, -1))
         builder.constants.update(known.constants)
         builder.aliases.update(known.aliases)
@@ -1437,8 +1431,7 @@ class _Builder:
         self.members: dict[str, str] | None = None      # names whose .x, .y or .z the file assigns (_members_set)
         self.stepped: dict[bytes, int] | None = None    # names the file steps with ++ or --, first offset (incremented)
         self.first_pass: set[str] = set()               # launch_consts whose value is only the first one (Launch.loop_first)
-        self.defined: set[str] = set()                   # the names the file #defines, so far in the walk
-        self.defines: dict[str, int] = {}                # the same at their first offsets (Program.defines)
+        self.defines: dict[str, int] = {}                # the names the file #defines so far, at their first offsets
         self.ascii = src.decode("ascii") if src.isascii() else None   # as Program._ascii: see text
 
     def text(self, node) -> str:
@@ -1465,7 +1458,7 @@ class _Builder:
                 continue
             if t == "preproc_def":
                 self._define(node)
-            elif t in ("preproc_if", "preproc_elif", "preproc_ifdef"):
+            elif t in DIRECTIVES:
                 taken = self._condition(node)
                 if taken is None:       # a value the file does not give (`-DUSE_BIG` on the command line): every branch
                     stack.extend(self._inner(node, t, tparams))
@@ -1572,7 +1565,6 @@ class _Builder:
         name = node.child_by_field_id(FIELD.name)
         value = node.child_by_field_id(FIELD.value)
         if name is not None:
-            self.defined.add(self.text(name))
             self.defines.setdefault(self.text(name), node.start_byte)
         if name is None or value is None:
             return
@@ -1583,8 +1575,7 @@ class _Builder:
         file's own macros defined so far (`#if USE_BIG` after `#define USE_BIG 1`, `#if R == 16`,
         `defined(X)`) and the compile's (`self.macros`); None where it reads anything else (a name from
         the command line, or `__CUDA_ARCH__`: file scope holds host code too)."""
-        defined = self.defined
-        return holds(node, self.text, lookup_for(defined.__contains__, self.constants, self.macros, False))
+        return holds(node, self.text, lookup_for(self.defines.__contains__, self.constants, self.macros, False))
 
     def _define_text(self, name: str, value: str) -> None:
         # tree-sitter keeps a trailing comment in the value: `#define THREADS 256 // per block`
@@ -1906,7 +1897,7 @@ class _Builder:
         its `#define`, `#ifndef __CUDA_ARCH__`). An undecided directive's branches are all kept."""
         child, n = node, node.parent
         while n is not None and n != body:
-            if n.type in ("preproc_if", "preproc_elif", "preproc_ifdef"):
+            if n.type in DIRECTIVES:
                 taken = _device_holds(n, self.text, self.defines, self.constants, self.macros)
                 if taken is not None and taken == (child == n.child_by_field_id(FIELD.alternative)):
                     return True

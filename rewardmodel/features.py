@@ -19,7 +19,7 @@ import numpy as np
 
 from analyzer import models
 from analyzer import symbolic as S
-from analyzer.directives import Macros, device_macros
+from analyzer.directives import device_macros
 from analyzer.lint import FileResult, LaunchSpec, LintSettings, lint_source, split_name_expression
 from analyzer.parse import compact_name
 from analyzer.resources import REGISTER_FEATURES, register_features
@@ -118,17 +118,6 @@ def _settings(arch: str, ptxas: bool) -> LintSettings:
     return s
 
 
-_MACROS: dict[str, Macros] = {}
-
-
-def _closed_macros(arch: str) -> Macros:
-    """A candidate's compile: nvcc's names and `__CUDA_ARCH__` for `arch`, nothing else (one object per arch)."""
-    m = _MACROS.get(arch)
-    if m is None:
-        m = _MACROS[arch] = device_macros(arch, closed=True)
-    return m
-
-
 def check_launch(grid, block, smem: int = 0) -> None:
     """CUDA's limits on a launch (all compute capabilities we model): LaunchError if it breaks one."""
     problem = models.launch_dims_problem("block", block) or models.launch_dims_problem("grid", grid)
@@ -180,7 +169,7 @@ def extract(source: str, kernel: str, *, grid: tuple[int, int, int], block: tupl
         # is false (an `#if 0` or `#ifdef NEVER` branch is not what runs)
         lint = lint_source(source, path, settings=settings, kernels=[kernel],
                            launches={kernel: LaunchSpec(tuple(block), tuple(grid), smem, args)}, annotations=False,
-                           suppressions=False, macros=_closed_macros(arch))
+                           suppressions=False, macros=device_macros(arch, closed=True))
     ctx = context_of(lint, kernel)
     summ = next((k for k in lint.kernels if k.name == ctx.kernel.name and k.line == ctx.kernel.line), None) \
         if ctx is not None else None

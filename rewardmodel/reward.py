@@ -229,6 +229,35 @@ def compile_gate(program, arch: str) -> tuple[Gate, dict | None]:
     return Gate(True, "NVRTC"), table
 
 
+# conditional directives' nodes: a kernel inside one may be another's alternative, not its twin
+_CONDITIONAL = frozenset(("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else", "preproc_elifdef"))
+
+
+def overload_problem(program, name: str, templated: bool = False) -> str:
+    """Why a harness cannot look the kernel up by its name: it is overloaded (`k(float*)` and
+    `k(double*)`; NVRTC's name expression, as analyzer.profile registers it, "cannot determine which
+    instance of overloaded function" is meant, and an `extern "C"` pair does not compile).
+    templated: the name expression has template arguments (`k<4>`), which only templates match.
+    Kernels under a conditional directive are left out (`#if` / `#else` alternatives). "" if none."""
+    twins = [f for f in program.kernels if f.name == name and not _under_conditional(f.node)
+             and (f.template_params or not templated)]
+    if len(twins) < 2:
+        return ""
+    lines = ", ".join(str(f.line) for f in twins)
+    return (f"kernel {name} is overloaded ({len(twins)} definitions, lines {lines}): a launch by name cannot "
+            "tell which one is meant (NVRTC: \"cannot determine which instance of overloaded function\"); "
+            "give each its own name")
+
+
+def _under_conditional(node) -> bool:
+    node = node.parent
+    while node is not None:
+        if node.type in _CONDITIONAL:
+            return True
+        node = node.parent
+    return False
+
+
 # ------------------------------------------------------------------ structural terms
 
 def structural_terms(feat: F.Features, config: RewardConfig) -> dict[str, Term]:
@@ -298,7 +327,10 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     base = ctx.kernel.name      # the template's name, or an explicit specialization's (`k<float>`)
     parse_errors = len(ctx.program.errors)
     gates["parse"] = Gate(True, f"{parse_errors} unparsed region(s) skipped" if parse_errors else "")
-    if config.compile:
+    overloaded = overload_problem(ctx.program, base, templated="<" in kernel)
+    if overloaded:
+        gates["compile"] = Gate(False, overloaded)
+    elif config.compile:
         gates["compile"], _ = compile_gate(ctx.program, arch)
     else:
         gates["compile"] = Gate(None, "not checked (compile=False)")

@@ -251,6 +251,58 @@ __global__ void k(const float* x, float* y, int n) {{
         assert f2.values["n_GM101"] == feat.values["n_GM101"] == 1
 
 
+OVERLOADED = HONEST + """
+__global__ void k(const double* x, double* y, int n) {
+    int i = (blockIdx.x * blockDim.x + threadIdx.x) * 32;
+    if (i < n) y[i] = 2.0 * x[i];
+}
+"""
+TEMPLATED = """
+template <int S> __global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i * S < n) y[i * S] = 2.0f * x[i * S];
+}
+"""
+
+
+def test_an_overloaded_kernel_name_fails_the_compile_gate():
+    """A harness launches the kernel by name (NVRTC's name expression): with two kernels of that
+    name it cannot tell which is meant, and the real build fails; the reward says so instead of
+    scoring the first definition."""
+    br = _gates(OVERLOADED)
+    assert br.failed_gate == "compile"
+    assert "overloaded (2 definitions, lines 2, 7)" in br.gates["compile"].detail
+    assert _gates(HONEST).failed_gate is None
+    # `k<4>` is only the template's name: a plain kernel `k` beside it is no twin, another template is
+    assert _gates(HONEST + TEMPLATED, kernel="k<4>").gates["compile"].passed is not False
+    assert _gates(HONEST + TEMPLATED, kernel="k").failed_gate == "compile"
+    twin = TEMPLATED.replace("const float* x, float* y", "const double* x, double* y").replace("2.0f", "2.0")
+    assert _gates(TEMPLATED + twin, kernel="k<4>").failed_gate == "compile"
+    # alternatives under a conditional directive are not overloads (one of them is compiled)
+    alternatives = "#ifdef USE_DOUBLE\n" + OVERLOADED.replace(HONEST, "") + "#else\n" + HONEST + "#endif\n"
+    assert _gates(alternatives).gates["compile"].passed is not False
+
+
+def test_the_overload_gate_agrees_with_nvrtc():
+    """What the gate says of a source is what NVRTC's build of it by name expression (the
+    profiler's) says: fails where the gate fails."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from analyzer.profile import toolkit
+    from analyzer.profile.build import _nvrtc_compile, compile_options
+
+    try:
+        options = compile_options("sm_90", toolkit.cuda_include_dir())
+    except Exception as exc:      # no toolkit headers: nothing to compare with
+        pytest.skip(f"no CUDA toolkit: {exc}")
+    cases = [(HONEST, "k"), (OVERLOADED, "k"), (HONEST + TEMPLATED + "template __global__ void k<4>(const float*, float*, int);\n", "k<4>"),
+             (HONEST + TEMPLATED, "k")]
+    for src, name in cases:
+        built = _nvrtc_compile(src, name, options)
+        if not built[0] and "overloaded" not in built[3]:
+            pytest.skip(f"NVRTC failed for another reason: {built[3][:200]}")
+        assert (_gates(src, kernel=name).failed_gate == "compile") == (not built[0]), (name, built[3][:300])
+
+
 def test_never_launched_kernel_fails():
     src = HONEST + """
 __global__ void k_fast(const float* x, float* y, int n) { }

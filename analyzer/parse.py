@@ -1196,6 +1196,23 @@ def launch_bounds(exprs: tuple[str, ...], known: dict[str, int | float]) -> Laun
     return LaunchBounds(nums[0] if nums else None, nums[1] if len(nums) > 1 else None, exprs)
 
 
+def bound_threads(program: "Program", kernel: Function, template_args=()) -> int | None:
+    """The most threads a block of `kernel` may have by its `__launch_bounds__` (a launch of more
+    fails), where that is a constant: a template's over its arguments `template_args` (texts, in
+    order; its defaults for the rest). None where it has no bounds or their value is unknown."""
+    lb = kernel.launch_bounds
+    if lb is None or not kernel.template_params:
+        return lb.max_threads if lb is not None else None
+    known = {**program.constants, **{k: v for k, v in kernel.template_params.items() if v is not None}}
+    for name, text in zip(kernel.template_params, template_args):
+        v = eval_constant(text, program.constants)
+        if isinstance(v, (int, float)):
+            known[name] = int(v)
+        else:
+            known.pop(name, None)     # a type, or a value we cannot read: not the default's
+    return launch_bounds(lb.exprs, known).max_threads if lb.exprs else None
+
+
 # the casts a constant expression may hold, dropped before it is read: `(int)x`, `(std::size_t)x`;
 # `std::size_t(32)`, `int(x)`, `static_cast<int>(x)` (the parenthesized operand stays)
 _ARITHMETIC_TYPE = r"(?:std::)?(?:unsigned\s+)?(?:int|long|size_t|float|double|unsigned|u?int(?:8|16|32|64)_t)"

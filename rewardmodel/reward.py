@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Mapping
 
 from analyzer import _fresh
+from analyzer.lint import split_name_expression
+from analyzer.parse import bound_threads
 
 from . import features as F
 
@@ -336,7 +338,11 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
         gates["compile"] = Gate(None, "not checked (compile=False)")
     notes = list(feat.unresolved)
     fit = ctx.launch_fit
-    if fit == "fails":
+    bound = bound_threads(ctx.program, ctx.kernel, split_name_expression(kernel)[1])
+    if bound is not None and ctx.launch.threads > bound:
+        gates["launch"] = Gate(False, f"a block of {ctx.launch.threads} threads is more than {base}'s "
+                                      f"__launch_bounds__({bound}): the launch fails")
+    elif fit == "fails":
         gates["launch"] = Gate(False, _no_block_fits(ctx))
     elif fit == "would fail":     # from the static register estimate: likely, not known
         notes.append(f"{_no_block_fits(ctx)} by the static register estimate; ptxas would tell")

@@ -73,6 +73,29 @@ def test_compile_error_has_log(prof):
     assert "undefined_name" in m.log and "error" in m.message
 
 
+def test_the_reward_gates_fail_what_the_gpu_fails(prof):
+    """A launch of more threads than the kernel's __launch_bounds__ fails on the GPU and at the
+    reward's launch gate; an overloaded kernel name fails the build by name expression and the
+    reward's compile gate (both gates decided without a GPU or a compiler)."""
+    from dataclasses import replace
+
+    from rewardmodel.reward import reward
+
+    ok = gather_job("ok", n=1 << 12, block=256)
+    plain = ok.source.replace('extern "C" ', "")
+    over = replace(ok, id="over_bounds", source=ok.source.replace("__global__ void", "__global__ void __launch_bounds__(128)"))
+    twin = replace(ok, id="overloaded", source=plain + plain.replace("const float*", "const double*").replace(
+        "float* __restrict__ y", "double* __restrict__ y"))
+    got = run(prof, [ok, over, twin])
+    assert got[ok.id].status == "ok", got[ok.id].message
+    assert got[over.id].status == "launch_error", got[over.id]
+    assert got[twin.id].status == "compile_error", got[twin.id]
+    launch = dict(grid=ok.grid, block=ok.block, args={"n": 1 << 12, "stride": 1})
+    assert reward(ok.source, "gather", **launch)[0].failed_gate is None
+    assert reward(over.source, "gather", **launch)[0].failed_gate == "launch"
+    assert reward(twin.source, "gather", **launch)[0].failed_gate == "compile"
+
+
 @pytest.mark.skipif(toolkit.ncu_path() is None, reason="needs ncu")
 def test_counters_coalesced_vs_strided(prof):
     coalesced = gather_job("ok", n=1 << 20, stride=1)

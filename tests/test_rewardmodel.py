@@ -283,6 +283,19 @@ def test_an_overloaded_kernel_name_fails_the_compile_gate():
     assert _gates(alternatives).gates["compile"].passed is not False
 
 
+def test_a_block_over_the_kernels_launch_bounds_fails_the_launch_gate():
+    """CUDA refuses a launch of more threads a block than the kernel's `__launch_bounds__` (ptxas
+    compiled it for no more): the task's block decides, a template's bounds over its arguments."""
+    bounded = HONEST.replace("__global__ void k", "__global__ void __launch_bounds__(128) k")
+    br = _gates(bounded)        # the task's block: 256 threads
+    assert br.failed_gate == "launch"
+    assert br.gates["launch"].detail == "a block of 256 threads is more than k's __launch_bounds__(128): the launch fails"
+    assert _gates(bounded.replace("(128)", "(256)")).failed_gate is None
+    templated = TEMPLATED.replace("__global__ void k", "__global__ void __launch_bounds__(S * 64) k")
+    assert _gates(templated, kernel="k<2>").failed_gate == "launch"     # 128 threads at most
+    assert _gates(templated, kernel="k<4>").failed_gate is None
+
+
 def test_the_overload_gate_agrees_with_nvrtc():
     """What the gate says of a source is what NVRTC's build of it by name expression (the
     profiler's) says: fails where the gate fails."""

@@ -111,6 +111,9 @@ def test_block_shape_messages():
     by_line = {f.line: f.message for f in res.findings}
     assert by_line[10] == "block 100 has 100 threads, not a multiple of 32: the last warp runs 4/32 full"
     assert by_line[15] == "block 1 is 1 thread: each block runs one lane of a warp (1/32 full)"
+    # over the launched kernel's __launch_bounds__ (a template's, over the launch's arguments)
+    assert by_line[26] == "block 256 has 256 threads, more than capped's __launch_bounds__(128): the launch fails"
+    assert by_line[29] == "block 256 has 256 threads, more than tcapped's __launch_bounds__(128): the launch fails"
 
 
 def test_spills_silent_without_ptxas():

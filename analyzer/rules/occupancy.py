@@ -1,6 +1,7 @@
 """Resources: occupancy, register spills, block shapes."""
 from __future__ import annotations
 
+from ..parse import bound_threads
 from . import FileContext, KernelContext, rule
 
 
@@ -93,17 +94,28 @@ def spills(ctx: KernelContext, r):
                       spill_stores=res.spill_stores, spill_loads=res.spill_loads, registers=res.registers)
 
 
+def _launched_bound(program, launch) -> int | None:
+    """The launched kernel's `__launch_bounds__` threads (parse.bound_threads), where one kernel of
+    that name has them (overloads with other bounds: unknown which one the launch calls)."""
+    bounds = {bound_threads(program, k, launch.template_args) for k in program.kernels if k.name == launch.kernel}
+    return bounds.pop() if len(bounds) == 1 else None
+
+
 @rule("OC603", "bad-block-shape", "warning",
-      "A launch whose block is not a whole number of warps, or more than 1024 threads.",
+      "A launch whose block is not a whole number of warps, more than 1024 threads, or more than the kernel's `__launch_bounds__`.",
       """
       What it does
           Checks constant block shapes at `<<<grid, block>>>` launch sites and in
-          `__launch_bounds__`. A launch of one thread in all (`<<<1, 1>>>`: a serial set-up or
-          bookkeeping kernel) is left alone; many blocks of one thread are not.
+          `__launch_bounds__`, and a launch's block against the launched kernel's
+          `__launch_bounds__(maxThreads)` (a template's over the launch's template arguments).
+          A launch of one thread in all (`<<<1, 1>>>`: a serial set-up or bookkeeping kernel) is
+          left alone; many blocks of one thread are not.
 
       Why is this bad?
           Warps are 32 threads: a 100-thread block still occupies 4 warps, and the last one runs
-          at 4/32 of its width. Over 1024 threads the launch fails outright.
+          at 4/32 of its width. Over 1024 threads the launch fails outright, and so it does over
+          the kernel's own `__launch_bounds__` (ptxas compiled it, registers included, for no more
+          threads than that).
 
       Example
           kernel<<<blocks, 100>>>(...);
@@ -116,10 +128,14 @@ def block_shape(ctx: FileContext, r):
         if launch.block is None:
             continue
         threads = launch.block[0] * launch.block[1] * launch.block[2]
+        bound = _launched_bound(ctx.program, launch)
         if threads == 1 and launch.grid is not None and launch.grid[0] * launch.grid[1] * launch.grid[2] == 1:
             continue    # `<<<1, 1>>>`: one thread in all, a serial kernel (set-up, bookkeeping): nothing to fill
         if threads > 1024:
             msg = f"block {launch.block_text} has {threads} threads: launches fail above 1024"
+        elif bound is not None and threads > bound:
+            msg = (f"block {launch.block_text} has {threads} threads, more than {launch.kernel}'s "
+                   f"__launch_bounds__({bound}): the launch fails")
         elif threads == 1:
             msg = f"block {launch.block_text} is 1 thread: each block runs one lane of a warp (1/32 full)"
         elif threads % 32:

@@ -231,6 +231,10 @@ def compile_gate(program, arch: str) -> tuple[Gate, dict | None]:
     return Gate(True, "NVRTC"), table
 
 
+# ptxas's limit on a kernel's static __shared__ bytes, the same on sm_80..sm_90 (0xc000); dynamic
+# shared memory goes beyond it, up to the SM's, with cudaFuncSetAttribute (the profiler sets it)
+STATIC_SHARED_LIMIT = 48 * 1024
+
 # conditional directives' nodes: a kernel inside one may be another's alternative, not its twin
 _CONDITIONAL = frozenset(("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else", "preproc_elifdef"))
 
@@ -332,6 +336,10 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     overloaded = overload_problem(ctx.program, base, templated="<" in kernel)
     if overloaded:
         gates["compile"] = Gate(False, overloaded)
+    elif ctx.static_shared_bytes > STATIC_SHARED_LIMIT:
+        gates["compile"] = Gate(False, f"{base} declares {ctx.static_shared_bytes:,} B of static shared memory, over the "
+                                       f"{STATIC_SHARED_LIMIT:,} B a block may: ptxas refuses it (\"uses too much shared "
+                                       "data\"); more takes dynamic shared memory (extern __shared__)")
     elif config.compile:
         gates["compile"], _ = compile_gate(ctx.program, arch)
     else:

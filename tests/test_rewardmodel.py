@@ -296,9 +296,29 @@ def test_a_block_over_the_kernels_launch_bounds_fails_the_launch_gate():
     assert _gates(templated, kernel="k<4>").failed_gate is None
 
 
-def test_the_overload_gate_agrees_with_nvrtc():
-    """What the gate says of a source is what NVRTC's build of it by name expression (the
-    profiler's) says: fails where the gate fails."""
+def _tiled(floats: int) -> str:
+    return f"""
+__global__ void k(const float* x, float* y, int n) {{
+    __shared__ float tile[{floats}];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    tile[threadIdx.x] = x[i];
+    __syncthreads();
+    if (i < n) y[i] = tile[(threadIdx.x + 1) % blockDim.x] + tile[{floats - 1}];
+}}
+"""
+
+
+def test_static_shared_memory_over_48_kb_fails_the_compile_gate():
+    """ptxas refuses a kernel whose static __shared__ arrays pass 48 KB, whatever the SM holds."""
+    assert _gates(_tiled(12288)).gates["compile"].passed is not False     # 48 KB exactly
+    br = _gates(_tiled(12289))
+    assert br.failed_gate == "compile"
+    assert br.gates["compile"].detail.startswith("k declares 49,156 B of static shared memory, over the 49,152 B")
+
+
+def test_the_compile_gate_agrees_with_nvrtc():
+    """What the compile gate says of a source (overloads, static shared memory), decided without a
+    compiler, is what NVRTC's build of it by name expression (the profiler's) says."""
     pytest.importorskip("cuda.bindings.nvrtc")
     from analyzer.profile import toolkit
     from analyzer.profile.build import _nvrtc_compile, compile_options
@@ -308,10 +328,10 @@ def test_the_overload_gate_agrees_with_nvrtc():
     except Exception as exc:      # no toolkit headers: nothing to compare with
         pytest.skip(f"no CUDA toolkit: {exc}")
     cases = [(HONEST, "k"), (OVERLOADED, "k"), (HONEST + TEMPLATED + "template __global__ void k<4>(const float*, float*, int);\n", "k<4>"),
-             (HONEST + TEMPLATED, "k")]
+             (HONEST + TEMPLATED, "k"), (_tiled(12288), "k"), (_tiled(12289), "k")]
     for src, name in cases:
         built = _nvrtc_compile(src, name, options)
-        if not built[0] and "overloaded" not in built[3]:
+        if not built[0] and "overloaded" not in built[3] and "too much shared data" not in built[3]:
             pytest.skip(f"NVRTC failed for another reason: {built[3][:200]}")
         assert (_gates(src, kernel=name).failed_gate == "compile") == (not built[0]), (name, built[3][:300])
 

@@ -1475,6 +1475,10 @@ class _Builder:
                 continue
             if t == "preproc_def":
                 self._define(node)
+            elif t == "preproc_function_def":     # defined for `#ifdef` (its value is not a constant)
+                name = node.child_by_field_id(FIELD.name)
+                if name is not None:
+                    self.defines.setdefault(self.text(name), node.start_byte)
             elif t in DIRECTIVES:
                 taken = self._condition(node)
                 if taken is None:       # a value the file does not give (`-DUSE_BIG` on the command line): every branch

@@ -255,6 +255,35 @@ def overload_problem(program, name: str, templated: bool = False) -> str:
             "give each its own name")
 
 
+# warp intrinsics without a lane mask: gone on sm_70 and later (NVRTC: identifier "__shfl_down" is
+# undefined; ptxas refuses __any/__all/__ballot's `vote` without .sync). Old code, and models trained
+# on it, still write them.
+_LEGACY_WARP = re.compile(rb"\b(__shfl(?:_up|_down|_xor)?|__ballot|__any|__all)\s*\(")
+_NOT_CODE = frozenset(("comment", "string_literal", "string_content", "raw_string_literal", "char_literal",
+                       "system_lib_string", "escape_sequence"))
+
+
+def removed_intrinsics(program) -> list[str]:
+    """The legacy warp intrinsics a source calls, where the build cannot take them: not in comments
+    or strings, not under a conditional directive (`#if CUDART_VERSION < 9000`), not a name the file
+    defines itself (a compatibility macro or function)."""
+    src = program.source
+    if b"__shfl" not in src and b"__ballot" not in src and b"__any" not in src and b"__all" not in src:
+        return []
+    own = set(program.defines) | {f.name for f in program.functions}
+    root = program.tree.root_node
+    found = set()
+    for m in _LEGACY_WARP.finditer(src):
+        name = m.group(1).decode()
+        if name in own or name in found:
+            continue
+        node = root.descendant_for_byte_range(m.start(1), m.end(1))
+        if node is None or node.type in _NOT_CODE or _under_conditional(node):
+            continue
+        found.add(name)
+    return sorted(found)
+
+
 def _under_conditional(node) -> bool:
     node = node.parent
     while node is not None:
@@ -336,6 +365,10 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     overloaded = overload_problem(ctx.program, base, templated="<" in kernel)
     if overloaded:
         gates["compile"] = Gate(False, overloaded)
+    elif removed := removed_intrinsics(ctx.program):
+        gates["compile"] = Gate(False, f"calls {', '.join(removed)}: warp intrinsics without a lane mask, which sm_70 and "
+                                       "later do not have (the build fails; CUDA 9 replaced them by the _sync forms, "
+                                       "`__shfl_down_sync(mask, v, d)`)")
     elif ctx.static_shared_bytes > STATIC_SHARED_LIMIT:
         gates["compile"] = Gate(False, f"{base} declares {ctx.static_shared_bytes:,} B of static shared memory, over the "
                                        f"{STATIC_SHARED_LIMIT:,} B a block may: ptxas refuses it (\"uses too much shared "

@@ -316,6 +316,36 @@ def test_static_shared_memory_over_48_kb_fails_the_compile_gate():
     assert br.gates["compile"].detail.startswith("k declares 49,156 B of static shared memory, over the 49,152 B")
 
 
+WARP_SUM = """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < n ? x[i] : 0.0f;
+    for (int o = 16; o > 0; o >>= 1) v += SHFL;
+    if ((threadIdx.x & 31) == 0) atomicAdd(y, v);
+}
+"""
+LEGACY = WARP_SUM.replace("SHFL", "__shfl_down(v, o)")
+GUARDED = WARP_SUM.replace("v += SHFL;", """{
+#if defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ >= 9
+        v += __shfl_down_sync(0xffffffff, v, o);
+#else
+        v += __shfl_down(v, o);
+#endif
+    }""")
+SHIMMED = "#define __shfl_down(v, d) __shfl_down_sync(0xffffffff, v, d)\n" + LEGACY
+COMMENTED = WARP_SUM.replace("SHFL", "__shfl_down_sync(0xffffffff, v, o)  /* was __shfl_down(v, o) */")
+
+
+def test_legacy_warp_intrinsics_fail_the_compile_gate():
+    """`__shfl_down(v, o)`, `__any(p)`...: gone on sm_70 and later, the build fails; a guarded
+    fallback, a shim of the file's own or a mention in a comment is no call the build sees."""
+    br = _gates(LEGACY)
+    assert br.failed_gate == "compile" and br.gates["compile"].detail.startswith("calls __shfl_down: warp intrinsics")
+    assert _gates(LEGACY.replace("__shfl_down(v, o)", "(float)__any(v > 0.0f)")).failed_gate == "compile"
+    for fine in (GUARDED, SHIMMED, COMMENTED):
+        assert _gates(fine).gates["compile"].passed is not False, fine
+
+
 def test_the_compile_gate_agrees_with_nvrtc():
     """What the compile gate says of a source (overloads, static shared memory), decided without a
     compiler, is what NVRTC's build of it by name expression (the profiler's) says."""
@@ -328,10 +358,12 @@ def test_the_compile_gate_agrees_with_nvrtc():
     except Exception as exc:      # no toolkit headers: nothing to compare with
         pytest.skip(f"no CUDA toolkit: {exc}")
     cases = [(HONEST, "k"), (OVERLOADED, "k"), (HONEST + TEMPLATED + "template __global__ void k<4>(const float*, float*, int);\n", "k<4>"),
-             (HONEST + TEMPLATED, "k"), (_tiled(12288), "k"), (_tiled(12289), "k")]
+             (HONEST + TEMPLATED, "k"), (_tiled(12288), "k"), (_tiled(12289), "k"), (LEGACY, "k"),
+             (GUARDED, "k"), (SHIMMED, "k"), (COMMENTED, "k")]
+    expected = ("overloaded", "too much shared data", "is undefined", "without '.sync'")
     for src, name in cases:
         built = _nvrtc_compile(src, name, options)
-        if not built[0] and "overloaded" not in built[3] and "too much shared data" not in built[3]:
+        if not built[0] and not any(e in built[3] for e in expected):
             pytest.skip(f"NVRTC failed for another reason: {built[3][:200]}")
         assert (_gates(src, kernel=name).failed_gate == "compile") == (not built[0]), (name, built[3][:300])
 

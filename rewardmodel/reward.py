@@ -239,14 +239,15 @@ STATIC_SHARED_LIMIT = 48 * 1024
 _CONDITIONAL = frozenset(("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else", "preproc_elifdef"))
 
 
-def overload_problem(program, name: str, templated: bool = False) -> str:
-    """Why a harness cannot look the kernel up by its name: it is overloaded (`k(float*)` and
+def overload_problem(program, kernel, templated: bool = False) -> str:
+    """Why a harness cannot look `kernel` (a parse.Function) up by its name: it is overloaded (`k(float*)` and
     `k(double*)`; NVRTC's name expression, as analyzer.profile registers it, "cannot determine which
     instance of overloaded function" is meant, and an `extern "C"` pair does not compile).
     templated: the name expression has template arguments (`k<4>`), which only templates match.
     Kernels under a conditional directive are left out (`#if` / `#else` alternatives). "" if none."""
+    name, scope = kernel.name, _scope(kernel.node)
     twins = [f for f in program.kernels if f.name == name and not _under_conditional(f.node)
-             and (f.template_params or not templated)]
+             and (f.template_params or not templated) and _scope(f.node) == scope]
     if len(twins) < 2:
         return ""
     lines = ", ".join(str(f.line) for f in twins)
@@ -282,6 +283,18 @@ def removed_intrinsics(program) -> list[str]:
             continue
         found.add(name)
     return sorted(found)
+
+
+def _scope(node) -> tuple[str, ...]:
+    """The namespaces around a definition, innermost first (`a::k` and `k` are two names)."""
+    names = []
+    node = node.parent
+    while node is not None:
+        if node.type == "namespace_definition":
+            name = node.child_by_field_name("name")
+            names.append(name.text.decode("utf-8", "replace") if name is not None else "")
+        node = node.parent
+    return tuple(names)
 
 
 def _under_conditional(node) -> bool:
@@ -362,7 +375,7 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     base = ctx.kernel.name      # the template's name, or an explicit specialization's (`k<float>`)
     parse_errors = len(ctx.program.errors)
     gates["parse"] = Gate(True, f"{parse_errors} unparsed region(s) skipped" if parse_errors else "")
-    overloaded = overload_problem(ctx.program, base, templated="<" in kernel)
+    overloaded = overload_problem(ctx.program, ctx.kernel, templated="<" in kernel)
     if overloaded:
         gates["compile"] = Gate(False, overloaded)
     elif removed := removed_intrinsics(ctx.program):

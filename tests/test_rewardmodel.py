@@ -278,6 +278,9 @@ def test_an_overloaded_kernel_name_fails_the_compile_gate():
     assert _gates(HONEST + TEMPLATED, kernel="k").failed_gate == "compile"
     twin = TEMPLATED.replace("const float* x, float* y", "const double* x, double* y").replace("2.0f", "2.0")
     assert _gates(TEMPLATED + twin, kernel="k<4>").failed_gate == "compile"
+    # a kernel of the name in a namespace is another name (`a::k`)
+    namespaced = "namespace a {\n" + OVERLOADED.replace(HONEST, "") + "}\n" + HONEST
+    assert _gates(namespaced).gates["compile"].passed is not False
     # alternatives under a conditional directive are not overloads (one of them is compiled)
     alternatives = "#ifdef USE_DOUBLE\n" + OVERLOADED.replace(HONEST, "") + "#else\n" + HONEST + "#endif\n"
     assert _gates(alternatives).gates["compile"].passed is not False
@@ -359,7 +362,8 @@ def test_the_compile_gate_agrees_with_nvrtc():
         pytest.skip(f"no CUDA toolkit: {exc}")
     cases = [(HONEST, "k"), (OVERLOADED, "k"), (HONEST + TEMPLATED + "template __global__ void k<4>(const float*, float*, int);\n", "k<4>"),
              (HONEST + TEMPLATED, "k"), (_tiled(12288), "k"), (_tiled(12289), "k"), (LEGACY, "k"),
-             (GUARDED, "k"), (SHIMMED, "k"), (COMMENTED, "k")]
+             (GUARDED, "k"), (SHIMMED, "k"), (COMMENTED, "k"),
+             ("namespace a {\n" + OVERLOADED.replace(HONEST, "") + "}\n" + HONEST, "k")]
     expected = ("overloaded", "too much shared data", "is undefined", "without '.sync'")
     for src, name in cases:
         built = _nvrtc_compile(src, name, options)

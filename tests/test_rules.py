@@ -116,6 +116,20 @@ def test_block_shape_messages():
     assert by_line[29] == "block 256 has 256 threads, more than tcapped's __launch_bounds__(128): the launch fails"
 
 
+def test_shared_memory_opt_in_messages_and_silence():
+    text, res = findings("OC604")
+    by_line = {f.line: f for f in res.findings}
+    assert by_line[20].estimate == {"dynamic_smem": 65536, "static_smem": 0}
+    assert by_line[22].message.startswith("the launch asks for 24,576 B of dynamic shared memory (and 32,768 B static), "
+                                          "over the 49,152 B a block gets")
+    # a file that raises the limit (which kernel it raises is not read), or a HIP file: no finding
+    raised = text.replace("void run(", "void setup() { cudaFuncSetAttribute(tiled, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536); }\nvoid run(")
+    hip = text.replace("tiled<<<n / 256, 256, 48 * 1024>>>(x, y, n);", "hipDeviceSynchronize();")
+    for other in (raised, hip):
+        got = lint_source(other, "o.cu", rules=select(RULES, ["OC604"], []))
+        assert not got.findings, [f.message for f in got.findings]
+
+
 def test_spills_silent_without_ptxas():
     _, res = findings("OC602", ptxas=False)
     assert not [f for f in res.findings if f.code == "OC602"]

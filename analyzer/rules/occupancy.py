@@ -1,6 +1,8 @@
 """Resources: occupancy, register spills, block shapes."""
 from __future__ import annotations
 
+import re
+
 from ..parse import bound_threads
 from . import FileContext, KernelContext, rule
 
@@ -153,3 +155,54 @@ def block_shape(ctx: FileContext, r):
                           f"__launch_bounds__({lb.max_threads}) is not a multiple of 32 threads" if lb.max_threads <= 1024
                           else f"__launch_bounds__({lb.max_threads}) exceeds 1024 threads",
                           ctx.program.path, k.line, k.col, k.name, {"threads": lb.max_threads})
+
+
+# Shared memory a block may have unless the kernel's limit is raised: 48 KB, static and dynamic
+# together; `cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)` (or the
+# driver's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) lets the dynamic part grow to the SM's.
+DEFAULT_SMEM_LIMIT = 48 * 1024
+# any such call in the file: which kernel it raises is not read, so the rule keeps out of the file
+_OPT_IN = re.compile(rb"FuncSetAttribute|MaxDynamicSharedMemorySize|MAX_DYNAMIC_SHARED_SIZE_BYTES")
+_HIP = re.compile(rb"\bhip[A-Z]\w*\s*\(")     # HIP's launches: AMD GPUs give a block 64 KB without asking
+
+
+@rule("OC604", "shared-memory-without-opt-in", "error",
+      "A launch asking for more than 48 KB of shared memory a block, in a file that never raises the kernel's limit.",
+      """
+      What it does
+          Adds a launch's dynamic shared memory (the third `<<<grid, block, bytes>>>` argument, or
+          `cudaLaunchKernel`'s, where a constant) to the launched kernel's static `__shared__`
+          arrays, and reports a total over 48 KB in a file that never calls `cudaFuncSetAttribute`
+          (or the driver's `cuFuncSetAttribute`) to raise the limit.
+
+      Why is this bad?
+          A block gets 48 KB of shared memory unless the kernel opts in to more: the launch fails
+          with "invalid argument" (cudaErrorInvalidValue) and the kernel never runs, on every
+          architecture, however much the SM has (227 KB on sm_90).
+
+      Example
+          big_tile<<<grid, 256, 64 * 1024>>>(x, y);
+
+      Use instead
+          cudaFuncSetAttribute(big_tile, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024);
+          big_tile<<<grid, 256, 64 * 1024>>>(x, y);
+      """, scope="file")
+def shared_memory_opt_in(ctx: FileContext, r):
+    launches = [l for l in ctx.program.launches if l.smem]
+    if not launches or _OPT_IN.search(ctx.program.original) or _HIP.search(ctx.program.original):
+        return
+    static = {}
+    for c in ctx.kernels:
+        static.setdefault(c.kernel.name, c.static_shared_bytes)
+    from . import Finding
+    for launch in launches:
+        own = static.get(launch.kernel, 0)
+        if launch.smem + own <= DEFAULT_SMEM_LIMIT:
+            continue
+        what = f"{launch.smem:,} B of dynamic shared memory" + (f" (and {own:,} B static)" if own else "")
+        yield Finding(r.code, r.name, r.severity,
+                      f"the launch asks for {what}, over the {DEFAULT_SMEM_LIMIT:,} B a block gets unless "
+                      f"cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...) raises it, "
+                      f"which this file never calls: the launch fails (invalid argument)",
+                      ctx.program.path, launch.line, launch.col, launch.kernel,
+                      {"dynamic_smem": launch.smem, "static_smem": own})

@@ -239,6 +239,25 @@ STATIC_SHARED_LIMIT = 48 * 1024
 _CONDITIONAL = frozenset(("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else", "preproc_elifdef"))
 
 
+def build_problems(result) -> list[str]:
+    """Why the build of a linted source (an analyzer FileResult) fails, read without a compiler, as
+    NVRTC and nvcc say (tests/test_rewardmodel.py checks each against NVRTC): calls of warp
+    intrinsics without a lane mask, and a kernel's static shared memory over 48 KB."""
+    if not result.contexts:
+        return []
+    out = []
+    removed = removed_intrinsics(result.contexts[0].program)
+    if removed:
+        out.append(f"calls {', '.join(removed)}: warp intrinsics without a lane mask, which sm_70 and later do not "
+                   "have (the build fails; CUDA 9 replaced them by the _sync forms, `__shfl_down_sync(mask, v, d)`)")
+    for ctx in result.contexts:
+        if ctx.static_shared_bytes > STATIC_SHARED_LIMIT:
+            out.append(f"{ctx.kernel.name} declares {ctx.static_shared_bytes:,} B of static shared memory, over the "
+                       f"{STATIC_SHARED_LIMIT:,} B a block may: ptxas refuses it (\"uses too much shared data\"); "
+                       "more takes dynamic shared memory (extern __shared__)")
+    return out
+
+
 def overload_problem(program, kernel, templated: bool = False) -> str:
     """Why a harness cannot look `kernel` (a parse.Function) up by its name: it is overloaded (`k(float*)` and
     `k(double*)`; NVRTC's name expression, as analyzer.profile registers it, "cannot determine which
@@ -375,17 +394,9 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     base = ctx.kernel.name      # the template's name, or an explicit specialization's (`k<float>`)
     parse_errors = len(ctx.program.errors)
     gates["parse"] = Gate(True, f"{parse_errors} unparsed region(s) skipped" if parse_errors else "")
-    overloaded = overload_problem(ctx.program, ctx.kernel, templated="<" in kernel)
-    if overloaded:
-        gates["compile"] = Gate(False, overloaded)
-    elif removed := removed_intrinsics(ctx.program):
-        gates["compile"] = Gate(False, f"calls {', '.join(removed)}: warp intrinsics without a lane mask, which sm_70 and "
-                                       "later do not have (the build fails; CUDA 9 replaced them by the _sync forms, "
-                                       "`__shfl_down_sync(mask, v, d)`)")
-    elif ctx.static_shared_bytes > STATIC_SHARED_LIMIT:
-        gates["compile"] = Gate(False, f"{base} declares {ctx.static_shared_bytes:,} B of static shared memory, over the "
-                                       f"{STATIC_SHARED_LIMIT:,} B a block may: ptxas refuses it (\"uses too much shared "
-                                       "data\"); more takes dynamic shared memory (extern __shared__)")
+    unbuildable = [overload_problem(ctx.program, ctx.kernel, templated="<" in kernel)] + build_problems(lint)
+    if any(unbuildable):
+        gates["compile"] = Gate(False, "; ".join(p for p in unbuildable if p))
     elif config.compile:
         gates["compile"], _ = compile_gate(ctx.program, arch)
     else:

@@ -57,6 +57,18 @@ def test_hacking_wrappers_fail_their_gate(tmp_path, edit, gate, why):
     assert ev.gates[gate].passed is False and why in ev.gates[gate].detail, ev.gates
 
 
+def test_a_wrapper_known_not_to_build_fails_the_builds_gate_on_a_cpu(tmp_path):
+    """Where nothing is built, what the build is known to refuse (static shared memory over 48 KB,
+    a warp intrinsic without a lane mask) fails `builds`, as the GPU's build would."""
+    src = DOT.read_text()
+    assert evaluate_wrapper(get("c/dot/medium"), DOT, device="cpu").gates["builds"].passed is None
+    big = tmp_path / "big.cu"
+    big.write_text(src.replace("__shared__ double s[THREADS];", "__shared__ double s[THREADS * 32];", 1))
+    ev = evaluate_wrapper(get("c/dot/medium"), big, device="cpu")
+    assert ev.failed_gate == "builds" and "65,536 B of static shared memory" in ev.gates["builds"].detail, ev.gates
+    assert ev.gates["correct"].detail == "not run: it cannot build"
+
+
 def test_not_a_wrapper_without_the_c_function():
     t = get("c/dot/medium")
     assert is_wrapper(t, DOT.read_text())

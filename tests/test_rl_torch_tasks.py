@@ -251,6 +251,19 @@ def test_library_and_timer_scans():
 
 # ------------------------------------------------------------------ candidates (CPU: static half)
 
+def test_a_candidate_known_not_to_build_fails_the_builds_gate_on_a_cpu(tmp_path):
+    """Not built (no CUDA device), a CUDA string the build is known to refuse (a warp intrinsic
+    without a lane mask) fails `builds`: no optimistic static reward for code that cannot run."""
+    t = tk.loader()["torch/relu/small"]
+    src = (CANDIDATES / "relu_inline.py").read_text()
+    legacy = src.replace("y[i] = fmaxf(x[i], 0.0f);", "y[i] = fmaxf(x[i], 0.0f) + 0.0f * __shfl_down(x[i], 1);")
+    assert legacy != src
+    p = tmp_path / "legacy.py"
+    p.write_text(legacy)
+    ev = evaluate_torch(t, p, device="cpu")
+    assert ev.failed_gate == "builds" and ev.gates["builds"].detail.startswith("calls __shfl_down"), ev.gates
+    assert ev.reward == RewardConfig().fail_reward
+
 def test_correct_candidate_static_half():
     t = tk.loader()["torch/relu/small"]
     ev = evaluate_torch(t, CANDIDATES / "relu_inline.py", device="cpu")
@@ -575,5 +588,5 @@ def test_a_candidates_suppression_comments_hide_no_finding_from_its_evaluation(t
     kernel = "__global__ void k(float* y) { y[threadIdx.x * 32] = 0.f; }\n"
     path = tmp_path / "solution.py"
     for text in (kernel, "// cudaperf: ignore-file\n" + kernel, kernel.replace("}\n", "}  // NOLINT\n")):
-        findings, _ = _lint(path, [CudaUnit.of(0, text)], [], {})
+        findings, _, _ = _lint(path, [CudaUnit.of(0, text)], [], {})
         assert [f.split(": ")[1].split()[0] for f in findings] == ["GM102"], text

@@ -102,8 +102,10 @@ def bind_wrapper(task: Any, source: str, path: str = "<wrapper>"):
     return bind_call([CudaUnit.of(0, source, path)], _spec(task).function, args)
 
 
-def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any, config: RewardConfig) -> None:
-    from rewardmodel.reward import reward
+def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any, config: RewardConfig) -> list[str]:
+    """Fills the static gates, launches and findings; returns why the wrapper cannot build, where
+    that is known without a compiler (rewardmodel.reward.build_problems)."""
+    from rewardmodel.reward import build_problems, reward
 
     from .torch_eval import library_calls, timer_calls
 
@@ -113,7 +115,7 @@ def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any
     ev.gates["defines_function"] = Gate(binding.found, f"host function {fn}" if binding.found else
                                         f"no host function {fn}(...) with the C reference's parameters")
     if not binding.found:
-        return
+        return []
     kernels = sorted({l.kernel for l in binding.launches})
     ev.gates["launches_own_kernel"] = Gate(bool(binding.launches), ", ".join(kernels) if kernels else
                                            f"{fn} launches no kernel")
@@ -123,14 +125,17 @@ def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any
     ev.gates["no_timers"] = Gate(False, "touches " + ", ".join(timers)) if timers else Gate(True)
     cfg = dataclasses.replace(config, compile=False)    # NVRTC cannot compile host code; nvcc builds it on a GPU
     seen_findings: set[str] = set()
+    unbuildable: list[str] = []
     for l in binding.launches:
         row = LaunchRow(l.kernel, f"{path}:{l.line}:{l.col}", l.grid, l.block, l.smem, dict(l.args), l.in_loop,
                         unresolved=list(l.unresolved))
         if l.resolved:
             # problem=None: each launch's traffic from the analyzer's own access counts (the task's
             # bytes belong to the whole call, not to e.g. a final pass over partial sums)
-            br, _, _ = reward(source, l.kernel, grid=l.grid, block=l.block, smem=l.smem or 0, args=l.args,
-                              problem=None, model=model, config=cfg, path=path)
+            br, feat, _ = reward(source, l.kernel, grid=l.grid, block=l.block, smem=l.smem or 0, args=l.args,
+                                 problem=None, model=model, config=cfg, path=path)
+            if feat is not None:
+                unbuildable.extend(p for p in build_problems(feat.lint) if p not in unbuildable)
             row.predicted_ms = br.time_ms
             row.terms = {k: t.value for k, t in br.terms.items()}
             for f in br.findings:
@@ -143,6 +148,7 @@ def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any
         ev.predicted_ms = float(sum(preds))
         if any(r.in_loop for r in ev.launches):
             ev.notes.append("a launch sits in a host loop: the prediction counts it once")
+    return unbuildable
 
 
 # ------------------------------------------------------------------ the GPU half
@@ -334,13 +340,16 @@ def evaluate_wrapper(task: Any, path: str | Path, device: str = "cuda", *, model
     source = path.read_text(encoding="utf-8")
     run = str(device).startswith("cuda") and toolkit.has_gpu()
     ev = WrapperEvaluation(task.id, str(path), device if run else "cpu")
-    _static(ev, task, source, str(path), model, config)
+    unbuildable = _static(ev, task, source, str(path), model, config)
     ev.baseline_ms = _stored_baseline_ms(task)
     if not run:
         from .module_replay import WRAPPER, stored_run
 
         stored = stored_run(WRAPPER, task.id, source) if replay and not ev.failed_gate else None
-        if stored is None:
+        if stored is None and unbuildable:     # known without a compiler
+            ev.gates["builds"] = Gate(False, "; ".join(unbuildable))
+            ev.gates["correct"] = Gate(None, "not run: it cannot build")
+        elif stored is None:
             ev.gates["builds"] = Gate(None, "not checked: no GPU")
             ev.gates["correct"] = Gate(None, "not checked: no GPU")
         else:

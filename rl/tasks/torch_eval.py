@@ -227,12 +227,16 @@ def _where(path: Path, pos: dict, unit: int, line: int, col: int) -> str:
     return f"{path}:<cuda_sources {unit}>:{line}:{col}"
 
 
-def _lint(path: Path, units: list[CudaUnit], launches: list[BoundLaunch], pos: dict) -> tuple[list[str], list[str]]:
-    """Findings of every CUDA string at Python positions, each kernel linted with its first traced launch."""
+def _lint(path: Path, units: list[CudaUnit], launches: list[BoundLaunch],
+          pos: dict) -> tuple[list[str], list[str], list[str]]:
+    """Findings of every CUDA string at Python positions, each kernel linted with its first traced
+    launch; notes; and why the strings cannot build, where that is known without a compiler."""
     from analyzer.lint import LaunchSpec, lint_source, split_name_expression
+    from rewardmodel.reward import build_problems
 
     findings: list[str] = []
     notes: list[str] = []
+    unbuildable: list[str] = []
     for u in units:
         specs: dict[str, LaunchSpec] = {}
         for l in launches:
@@ -246,7 +250,8 @@ def _lint(path: Path, units: list[CudaUnit], launches: list[BoundLaunch], pos: d
             message = emb.text_to_python(f.message) if emb is not None else f.message
             findings.append(f"{_where(path, pos, u.index, f.line, f.col)}: {f.code} {message}")
         notes.extend(res.notes)
-    return findings, notes
+        unbuildable.extend(p for p in build_problems(res) if p not in unbuildable)
+    return findings, notes, unbuildable
 
 
 _MODEL_CACHE: dict[str, Any] = {}
@@ -676,8 +681,9 @@ def _evaluate(task: TorchTask, path: Path, seeds, device: str, guard: GlobalsGua
 
     pos = _positions(path, units)
     launches = [l for c in trace.calls for l in c.binding.launches]
-    ev.findings, lint_notes = _lint(path, units, launches, pos)
+    ev.findings, lint_notes, unbuildable = _lint(path, units, launches, pos)
     ev.notes.extend(lint_notes)
+    _unbuildable_gate(ev, unbuildable, dynamic)
     sur = _surrogate(model) if model is not None else None
     ev.kernels = _kernel_rows(path, trace, units, pos, config, sur, arch, ev.notes)
     ev.terms = _combine(ev.kernels, config)
@@ -741,8 +747,9 @@ def _static_only(ev: TorchEvaluation, path: Path, cand: Candidate, config: Rewar
                  patching: Gate) -> TorchEvaluation:
     """Findings of the CUDA strings when no forward could be traced (launches from the source or defaults)."""
     pos = _positions(path, cand.units)
-    ev.findings, notes = _lint(path, cand.units, [], pos)
+    ev.findings, notes, unbuildable = _lint(path, cand.units, [], pos)
     ev.notes.extend(notes)
+    _unbuildable_gate(ev, unbuildable, ev.device != "meta")
     sources = [s for b in cand.builds for s in b.cuda_sources + b.cpp_sources]
     lib, timers = library_calls(sources), timer_calls(sources) + py_timing
     ev.gates["no_library_call"] = Gate(False, "calls " + ", ".join(lib)) if lib else Gate(True)
@@ -750,6 +757,13 @@ def _static_only(ev: TorchEvaluation, path: Path, cand: Candidate, config: Rewar
     ev.gates["no_patching"] = patching
     _score(ev, config)
     return ev
+
+
+def _unbuildable_gate(ev: TorchEvaluation, unbuildable: list[str], built: bool) -> None:
+    """Where nothing was built, what is known to break the build (rewardmodel.reward.build_problems)
+    fails the builds gate; a real build has said what it says already."""
+    if unbuildable and not built:
+        ev.gates["builds"] = Gate(False, "; ".join(unbuildable))
 
 
 def _score(ev: TorchEvaluation, config: RewardConfig) -> None:

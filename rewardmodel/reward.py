@@ -264,9 +264,13 @@ def overload_problem(program, kernel, templated: bool = False) -> str:
     instance of overloaded function" is meant, and an `extern "C"` pair does not compile).
     templated: the name expression has template arguments (`k<4>`), which only templates match.
     Kernels under a conditional directive are left out (`#if` / `#else` alternatives). "" if none."""
-    name, scope = kernel.name, _scope(kernel.node)
-    twins = [f for f in program.kernels if f.name == name and not _under_conditional(f.node)
-             and (f.template_params or not templated) and _scope(f.node) == scope]
+    name = kernel.name
+    twins = [f for f in program.kernels if f.name == name]
+    if len(twins) < 2:      # the common case: no tree walks
+        return ""
+    scope = _scope(kernel.node)
+    twins = [f for f in twins if not _under_conditional(f.node) and (f.template_params or not templated)
+             and _scope(f.node) == scope]
     if len(twins) < 2:
         return ""
     lines = ", ".join(str(f.line) for f in twins)
@@ -278,7 +282,10 @@ def overload_problem(program, kernel, templated: bool = False) -> str:
 # warp intrinsics without a lane mask: gone on sm_70 and later (NVRTC: identifier "__shfl_down" is
 # undefined; ptxas refuses __any/__all/__ballot's `vote` without .sync). Old code, and models trained
 # on it, still write them.
-_LEGACY_WARP = re.compile(rb"\b(__shfl(?:_up|_down|_xor)?|__ballot|__any|__all)\s*\(")
+# (no leading \b: a pattern that starts with a literal is searched for, not tried at every byte;
+# the byte before a match is checked instead)
+_LEGACY_WARP = re.compile(rb"__(?:shfl(?:_up|_down|_xor)?|ballot|any|all)\s*\(")
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _NOT_CODE = frozenset(("comment", "string_literal", "string_content", "raw_string_literal", "char_literal",
                        "system_lib_string", "escape_sequence"))
 
@@ -288,16 +295,18 @@ def removed_intrinsics(program) -> list[str]:
     or strings, not under a conditional directive (`#if CUDART_VERSION < 9000`), not a name the file
     defines itself (a compatibility macro or function)."""
     src = program.source
-    if b"__shfl" not in src and b"__ballot" not in src and b"__any" not in src and b"__all" not in src:
-        return []
-    own = set(program.defines) | {f.name for f in program.functions}
-    root = program.tree.root_node
+    own = None
     found = set()
     for m in _LEGACY_WARP.finditer(src):
-        name = m.group(1).decode()
+        if m.start() and src[m.start() - 1] in _WORD:
+            continue
+        name = src[m.start():m.end() - 1].rstrip().decode()
+        if own is None:
+            own = set(program.defines) | {f.name for f in program.functions}
+            root = program.tree.root_node
         if name in own or name in found:
             continue
-        node = root.descendant_for_byte_range(m.start(1), m.end(1))
+        node = root.descendant_for_byte_range(m.start(), m.start() + len(name))
         if node is None or node.type in _NOT_CODE or _under_conditional(node):
             continue
         found.add(name)

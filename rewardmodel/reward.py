@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Mapping
 
 from analyzer import _fresh
+from analyzer.directives import DIRECTIVES
 from analyzer.lint import split_name_expression
 from analyzer.parse import bound_threads
 
@@ -235,8 +236,9 @@ def compile_gate(program, arch: str) -> tuple[Gate, dict | None]:
 # shared memory goes beyond it, up to the SM's, with cudaFuncSetAttribute (the profiler sets it)
 STATIC_SHARED_LIMIT = 48 * 1024
 
-# conditional directives' nodes: a kernel inside one may be another's alternative, not its twin
-_CONDITIONAL = frozenset(("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else", "preproc_elifdef"))
+# conditional directives' nodes, their `#else` too: a kernel inside one may be another's
+# alternative, not its twin
+_CONDITIONAL = DIRECTIVES | {"preproc_else", "preproc_elifdef"}
 
 
 def build_problems(result) -> list[str]:

@@ -414,12 +414,9 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
         gates["compile"] = Gate(None, "not checked (compile=False)")
     notes = list(feat.unresolved)
     fit = ctx.launch_fit
-    bound = bound_threads(ctx.program, ctx.kernel, split_name_expression(kernel)[1])
-    if bound is not None and ctx.launch.threads > bound:
-        gates["launch"] = Gate(False, f"a block of {ctx.launch.threads} threads is more than {base}'s "
-                                      f"__launch_bounds__({bound}): the launch fails")
-    elif fit == "fails":
-        gates["launch"] = Gate(False, _no_block_fits(ctx))
+    cannot_launch = launch_problem(ctx, kernel)
+    if cannot_launch:
+        gates["launch"] = Gate(False, cannot_launch)
     elif fit == "would fail":     # from the static register estimate: likely, not known
         notes.append(f"{_no_block_fits(ctx)} by the static register estimate; ptxas would tell")
     if measurement is not None:
@@ -442,6 +439,21 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
         br.time_ms, br.speed_source = float(measurement.time_ms), "measured"
     finish(br, config)
     return br, feat, pred
+
+
+def launch_problem(ctx, kernel: str) -> str:
+    """Why the launch of a kernel context (its block, its shared memory) fails, where that is known
+    without running it: more threads a block than the kernel's `__launch_bounds__` (`kernel`: the
+    name expression, whose template arguments decide a template's), or no block fits on an SM by
+    ptxas's registers or by shared memory. "" if none (what the static register estimate says is
+    likely, not known: the reward makes it a note)."""
+    bound = bound_threads(ctx.program, ctx.kernel, split_name_expression(kernel)[1])
+    if bound is not None and ctx.launch.threads > bound:
+        return (f"a block of {ctx.launch.threads} threads is more than {ctx.kernel.name}'s "
+                f"__launch_bounds__({bound}): the launch fails")
+    if ctx.launch_fit == "fails":
+        return _no_block_fits(ctx)
+    return ""
 
 
 def _no_block_fits(ctx) -> str:

@@ -69,6 +69,21 @@ def test_a_wrapper_known_not_to_build_fails_the_builds_gate_on_a_cpu(tmp_path):
     assert ev.gates["correct"].detail == "not run: it cannot build"
 
 
+def test_a_wrapper_launch_known_to_fail_fails_the_launch_gate_on_a_cpu(tmp_path):
+    """A launch of more threads a block than the kernel's __launch_bounds__ cannot run: on a CPU
+    the `launch` gate says which one, as the reward's does for a kernel candidate."""
+    src = DOT.read_text()
+    bounded = tmp_path / "bounded.cu"
+    bounded.write_text(src.replace("__global__ void partial_dot", "__global__ void __launch_bounds__(128) partial_dot", 1))
+    assert bounded.read_text() != src
+    ev = evaluate_wrapper(get("c/dot/medium"), bounded, device="cpu")
+    assert ev.failed_gate == "launch", ev.gates
+    assert "partial_dot's __launch_bounds__(128): the launch fails" in ev.gates["launch"].detail
+    row = next(r for r in ev.launches if r.kernel == "partial_dot")
+    assert row.launch_problem and ev.gates["launch"].detail.startswith(row.where)
+    assert not next(r for r in ev.launches if r.kernel == "final_sum").launch_problem
+
+
 def test_not_a_wrapper_without_the_c_function():
     t = get("c/dot/medium")
     assert is_wrapper(t, DOT.read_text())

@@ -251,9 +251,10 @@ def test_library_and_timer_scans():
 
 # ------------------------------------------------------------------ candidates (CPU: static half)
 
-def test_a_candidate_known_not_to_build_fails_the_builds_gate_on_a_cpu(tmp_path):
+def test_a_candidate_known_not_to_build_or_launch_fails_a_gate_on_a_cpu(tmp_path):
     """Not built (no CUDA device), a CUDA string the build is known to refuse (a warp intrinsic
-    without a lane mask) fails `builds`: no optimistic static reward for code that cannot run."""
+    without a lane mask) fails `builds`, and a launch known to fail (over the kernel's
+    __launch_bounds__) fails `launch`: no optimistic static reward for code that cannot run."""
     t = tk.loader()["torch/relu/small"]
     src = (CANDIDATES / "relu_inline.py").read_text()
     legacy = src.replace("y[i] = fmaxf(x[i], 0.0f);", "y[i] = fmaxf(x[i], 0.0f) + 0.0f * __shfl_down(x[i], 1);")
@@ -262,6 +263,12 @@ def test_a_candidate_known_not_to_build_fails_the_builds_gate_on_a_cpu(tmp_path)
     p.write_text(legacy)
     ev = evaluate_torch(t, p, device="cpu")
     assert ev.failed_gate == "builds" and ev.gates["builds"].detail.startswith("calls __shfl_down"), ev.gates
+    assert ev.reward == RewardConfig().fail_reward
+    bounded = src.replace("__global__ void relu_kernel", "__global__ void __launch_bounds__(128) relu_kernel")
+    assert bounded != src
+    p.write_text(bounded)       # its launch takes 256 threads a block
+    ev = evaluate_torch(t, p, device="cpu")
+    assert ev.failed_gate == "launch" and "relu_kernel's __launch_bounds__(128)" in ev.gates["launch"].detail, ev.gates
     assert ev.reward == RewardConfig().fail_reward
 
 def test_correct_candidate_static_half():

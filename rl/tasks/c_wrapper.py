@@ -61,6 +61,7 @@ class LaunchRow:
     predicted_ms: float | None = None
     terms: dict[str, float | None] = field(default_factory=dict)
     unresolved: list[str] = field(default_factory=list)
+    launch_problem: str = ""                     # why this launch fails, where known without running it
 
 
 @dataclass
@@ -105,7 +106,8 @@ def bind_wrapper(task: Any, source: str, path: str = "<wrapper>"):
 def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any, config: RewardConfig) -> list[str]:
     """Fills the static gates, launches and findings; returns why the wrapper cannot build, where
     that is known without a compiler (rewardmodel.reward.build_problems)."""
-    from rewardmodel.reward import build_problems, reward
+    from rewardmodel.features import context_of
+    from rewardmodel.reward import build_problems, launch_problem, reward
 
     from .torch_eval import library_calls, timer_calls
 
@@ -136,6 +138,7 @@ def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any
                                  problem=None, model=model, config=cfg, path=path)
             if feat is not None:
                 unbuildable.extend(p for p in build_problems(feat.lint) if p not in unbuildable)
+                row.launch_problem = launch_problem(context_of(feat.lint, l.kernel), l.kernel)
             row.predicted_ms = br.time_ms
             row.terms = {k: t.value for k, t in br.terms.items()}
             for f in br.findings:
@@ -346,9 +349,14 @@ def evaluate_wrapper(task: Any, path: str | Path, device: str = "cuda", *, model
         from .module_replay import WRAPPER, stored_run
 
         stored = stored_run(WRAPPER, task.id, source) if replay and not ev.failed_gate else None
+        cannot_launch = [f"{r.where}: {r.launch_problem}" for r in ev.launches if r.launch_problem]
         if stored is None and unbuildable:     # known without a compiler
             ev.gates["builds"] = Gate(False, "; ".join(unbuildable))
             ev.gates["correct"] = Gate(None, "not run: it cannot build")
+        elif stored is None and cannot_launch:     # known without a GPU
+            ev.gates["builds"] = Gate(None, "not checked: no GPU")
+            ev.gates["launch"] = Gate(False, "; ".join(cannot_launch))
+            ev.gates["correct"] = Gate(None, "not run: a launch fails")
         elif stored is None:
             ev.gates["builds"] = Gate(None, "not checked: no GPU")
             ev.gates["correct"] = Gate(None, "not checked: no GPU")

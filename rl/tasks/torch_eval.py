@@ -103,6 +103,7 @@ class KernelRow:
     predicted_ms: float | None = None
     measured_ms: float | None = None
     unresolved: list[str] = field(default_factory=list)
+    launch_problem: str = ""         # why this launch fails, where known without running it
 
 
 @dataclass
@@ -270,7 +271,7 @@ def _surrogate(model):
 def _kernel_rows(path: Path, trace: Trace, units: list[CudaUnit], pos: dict, config: RewardConfig, model,
                  arch: str, notes: list[str]) -> list[KernelRow]:
     from rewardmodel import features as F
-    from rewardmodel.reward import structural_terms
+    from rewardmodel.reward import launch_problem, structural_terms
 
     by_index = {u.index: u for u in units}
     rows: list[KernelRow] = []
@@ -292,6 +293,7 @@ def _kernel_rows(path: Path, trace: Trace, units: list[CudaUnit], pos: dict, con
             except F.FeatureError as exc:
                 row.unresolved.append(str(exc))
                 continue
+            row.launch_problem = launch_problem(F.context_of(feat.lint, l.kernel), l.kernel)
             row.terms = structural_terms(feat, config)
             row.structural = float(sum(t.value * t.weight for t in row.terms.values() if t.value is not None))
             if model is not None:
@@ -686,6 +688,9 @@ def _evaluate(task: TorchTask, path: Path, seeds, device: str, guard: GlobalsGua
     _unbuildable_gate(ev, unbuildable, dynamic)
     sur = _surrogate(model) if model is not None else None
     ev.kernels = _kernel_rows(path, trace, units, pos, config, sur, arch, ev.notes)
+    cannot_launch = [f"{r.where}: {r.launch_problem}" for r in ev.kernels if r.launch_problem]
+    if cannot_launch and not dynamic:      # on a GPU the run says it (the launch's CUDA error)
+        ev.gates["launch"] = Gate(False, "; ".join(cannot_launch))
     ev.terms = _combine(ev.kernels, config)
     preds = [r.predicted_ms for r in ev.kernels if r.predicted_ms is not None]
     ev.predicted_ms = float(sum(preds)) if preds and len(preds) == len(ev.kernels) else None

@@ -24,6 +24,7 @@ from analyzer import _fresh
 from analyzer.directives import DIRECTIVES
 from analyzer.lint import split_name_expression
 from analyzer.parse import bound_threads
+from analyzer.rules.occupancy import DEFAULT_SMEM_LIMIT
 
 from . import features as F
 
@@ -441,18 +442,26 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     return br, feat, pred
 
 
-def launch_problem(ctx, kernel: str) -> str:
+def launch_problem(ctx, kernel: str, opted_in: bool = True) -> str:
     """Why the launch of a kernel context (its block, its shared memory) fails, where that is known
     without running it: more threads a block than the kernel's `__launch_bounds__` (`kernel`: the
-    name expression, whose template arguments decide a template's), or no block fits on an SM by
-    ptxas's registers or by shared memory. "" if none (what the static register estimate says is
-    likely, not known: the reward makes it a note)."""
+    name expression, whose template arguments decide a template's), no block fits on an SM by
+    ptxas's registers or by shared memory, or (opted_in False: the code that launches it never
+    raises the kernel's limit, analyzer.rules.occupancy.opts_in) more than 48 KB of shared memory a
+    block. "" if none (what the static register estimate says is likely, not known: the reward
+    makes it a note). A reward's harness raises the limit itself: opted_in True."""
     bound = bound_threads(ctx.program, ctx.kernel, split_name_expression(kernel)[1])
     if bound is not None and ctx.launch.threads > bound:
         return (f"a block of {ctx.launch.threads} threads is more than {ctx.kernel.name}'s "
                 f"__launch_bounds__({bound}): the launch fails")
     if ctx.launch_fit == "fails":
         return _no_block_fits(ctx)
+    smem = ctx.launch_smem + ctx.static_shared_bytes
+    if not opted_in and ctx.launch_smem and smem > DEFAULT_SMEM_LIMIT:
+        return (f"{ctx.kernel.name}'s launch asks for {smem:,} B of shared memory a block, over the "
+                f"{DEFAULT_SMEM_LIMIT:,} B it gets unless cudaFuncSetAttribute(..., "
+                "cudaFuncAttributeMaxDynamicSharedMemorySize, ...) raises it, which the code never calls: "
+                "the launch fails (invalid argument)")
     return ""
 
 

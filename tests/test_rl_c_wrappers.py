@@ -82,6 +82,16 @@ def test_a_wrapper_launch_known_to_fail_fails_the_launch_gate_on_a_cpu(tmp_path)
     row = next(r for r in ev.launches if r.kernel == "partial_dot")
     assert row.launch_problem and ev.gates["launch"].detail.startswith(row.where)
     assert not next(r for r in ev.launches if r.kernel == "final_sum").launch_problem
+    # more than 48 KB of shared memory a block, and the wrapper never raises the kernel's limit
+    big = src.replace("partial_dot<<<blocks, THREADS>>>", "partial_dot<<<blocks, THREADS, 64 * 1024>>>", 1)
+    assert big != src
+    bounded.write_text(big)
+    ev = evaluate_wrapper(get("c/dot/medium"), bounded, device="cpu")
+    assert ev.failed_gate == "launch" and "67,584 B of shared memory a block, over the 49,152 B" in ev.gates["launch"].detail
+    raised = big.replace("partial_dot<<<", "cudaFuncSetAttribute(partial_dot, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                                           "64 * 1024);\n    partial_dot<<<", 1)
+    bounded.write_text(raised)
+    assert evaluate_wrapper(get("c/dot/medium"), bounded, device="cpu").failed_gate is None
 
 
 def test_not_a_wrapper_without_the_c_function():

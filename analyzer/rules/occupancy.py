@@ -166,6 +166,12 @@ _OPT_IN = re.compile(rb"FuncSetAttribute|MaxDynamicSharedMemorySize|MAX_DYNAMIC_
 _HIP = re.compile(rb"\bhip[A-Z]\w*\s*\(")     # HIP's launches: AMD GPUs give a block 64 KB without asking
 
 
+def opts_in(source: bytes) -> bool:
+    """Whether a source may raise a kernel's shared memory limit (or is HIP, which needs not):
+    where it does not, a block gets DEFAULT_SMEM_LIMIT bytes."""
+    return bool(_OPT_IN.search(source) or _HIP.search(source))
+
+
 @rule("OC604", "shared-memory-without-opt-in", "error",
       "A launch asking for more than 48 KB of shared memory a block, in a file that never raises the kernel's limit.",
       """
@@ -189,7 +195,7 @@ _HIP = re.compile(rb"\bhip[A-Z]\w*\s*\(")     # HIP's launches: AMD GPUs give a 
       """, scope="file")
 def shared_memory_opt_in(ctx: FileContext, r):
     launches = [l for l in ctx.program.launches if l.smem]
-    if not launches or _OPT_IN.search(ctx.program.original) or _HIP.search(ctx.program.original):
+    if not launches or opts_in(ctx.program.original):
         return
     static = {}
     for c in ctx.kernels:

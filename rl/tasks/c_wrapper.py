@@ -106,6 +106,7 @@ def bind_wrapper(task: Any, source: str, path: str = "<wrapper>"):
 def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any, config: RewardConfig) -> list[str]:
     """Fills the static gates, launches and findings; returns why the wrapper cannot build, where
     that is known without a compiler (rewardmodel.reward.build_problems)."""
+    from analyzer.rules.occupancy import opts_in
     from rewardmodel.features import context_of
     from rewardmodel.reward import build_problems, launch_problem, reward
 
@@ -128,6 +129,7 @@ def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any
     cfg = dataclasses.replace(config, compile=False)    # NVRTC cannot compile host code; nvcc builds it on a GPU
     seen_findings: set[str] = set()
     unbuildable: list[str] = []
+    opted_in = opts_in(source.encode("utf-8", "replace"))
     for l in binding.launches:
         row = LaunchRow(l.kernel, f"{path}:{l.line}:{l.col}", l.grid, l.block, l.smem, dict(l.args), l.in_loop,
                         unresolved=list(l.unresolved))
@@ -138,7 +140,7 @@ def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any
                                  problem=None, model=model, config=cfg, path=path)
             if feat is not None:
                 unbuildable.extend(p for p in build_problems(feat.lint) if p not in unbuildable)
-                row.launch_problem = launch_problem(context_of(feat.lint, l.kernel), l.kernel)
+                row.launch_problem = launch_problem(context_of(feat.lint, l.kernel), l.kernel, opted_in)
             row.predicted_ms = br.time_ms
             row.terms = {k: t.value for k, t in br.terms.items()}
             for f in br.findings:

@@ -271,6 +271,7 @@ def _surrogate(model):
 def _kernel_rows(path: Path, trace: Trace, units: list[CudaUnit], pos: dict, config: RewardConfig, model,
                  arch: str, notes: list[str]) -> list[KernelRow]:
     from rewardmodel import features as F
+    from analyzer.rules.occupancy import opts_in
     from rewardmodel.reward import launch_problem, structural_terms
 
     by_index = {u.index: u for u in units}
@@ -293,7 +294,9 @@ def _kernel_rows(path: Path, trace: Trace, units: list[CudaUnit], pos: dict, con
             except F.FeatureError as exc:
                 row.unresolved.append(str(exc))
                 continue
-            row.launch_problem = launch_problem(F.context_of(feat.lint, l.kernel), l.kernel)
+            unit = by_index[l.unit].source
+            row.launch_problem = launch_problem(F.context_of(feat.lint, l.kernel), l.kernel,
+                                                opts_in(unit.encode("utf-8", "replace")))
             row.terms = structural_terms(feat, config)
             row.structural = float(sum(t.value * t.weight for t in row.terms.values() if t.value is not None))
             if model is not None:

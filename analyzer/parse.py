@@ -354,10 +354,27 @@ class Program:
         before it and the compile's."""
         return _device_holds(node, self.text, self.defines, self.constants, self.macros)
 
+    def surely_compiled(self, node) -> bool:
+        """Whether the device pass compiles a node whatever the build adds: every conditional
+        directive around it is decided and takes its branch (`#ifdef __CUDACC__` does; an `#if` on
+        `CUDART_VERSION` or a `-D` name is undecided)."""
+        return all(taken is not None and taken != in_alternative
+                   for taken, in_alternative in _branches(node, None, self.directive_holds))
+
 
 def _device_holds(node, text, defines: dict[str, int], constants, macros: Macros) -> bool | None:
     at = node.start_byte
     return holds(node, text, lookup_for(lambda name: defines.get(name, at) < at, constants, macros, True))
+
+
+def _branches(node, stop, decide):
+    """(whether the first branch is compiled, by `decide`: a bool or None; whether `node` is in the
+    directive's alternative) for each conditional directive around `node`, below `stop` (None: all)."""
+    child, n = node, node.parent
+    while n is not None and n != stop:
+        if n.type in DIRECTIVES:
+            yield decide(n), child == n.child_by_field_id(FIELD.alternative)
+        child, n = n, n.parent
 
 
 # ------------------------------------------------------------------ macro pre-pass
@@ -1916,14 +1933,10 @@ class _Builder:
         """Whether a node of device code (below `body`; None: the file) is in a branch of a conditional
         directive that the device pass does not take (`#if 0`, the `#else` of `#ifdef USE_BIG` after
         its `#define`, `#ifndef __CUDA_ARCH__`). An undecided directive's branches are all kept."""
-        child, n = node, node.parent
-        while n is not None and n != body:
-            if n.type in DIRECTIVES:
-                taken = _device_holds(n, self.text, self.defines, self.constants, self.macros)
-                if taken is not None and taken == (child == n.child_by_field_id(FIELD.alternative)):
-                    return True
-            child, n = n, n.parent
-        return False
+        def decide(n):
+            return _device_holds(n, self.text, self.defines, self.constants, self.macros)
+        return any(taken is not None and taken == in_alternative
+                   for taken, in_alternative in _branches(node, body, decide))
 
     # -- launches
     def _instantiation(self, node) -> None:

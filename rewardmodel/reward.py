@@ -21,9 +21,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Mapping
 
 from analyzer import _fresh
-from analyzer.directives import DIRECTIVES
 from analyzer.lint import split_name_expression
-from analyzer.parse import bound_threads
+from analyzer.parse import _WORD_BYTES, bound_threads
 from analyzer.rules.occupancy import DEFAULT_SMEM_LIMIT
 
 from . import features as F
@@ -237,11 +236,6 @@ def compile_gate(program, arch: str) -> tuple[Gate, dict | None]:
 # shared memory goes beyond it, up to the SM's, with cudaFuncSetAttribute (the profiler sets it)
 STATIC_SHARED_LIMIT = 48 * 1024
 
-# conditional directives' nodes, their `#else` too: a kernel inside one may be another's
-# alternative, not its twin
-_CONDITIONAL = DIRECTIVES | {"preproc_else", "preproc_elifdef"}
-
-
 def build_problems(result) -> list[str]:
     """Why the build of a linted source (an analyzer FileResult) fails, read without a compiler, as
     NVRTC and nvcc say (tests/test_rewardmodel.py checks each against NVRTC): calls of warp
@@ -266,13 +260,14 @@ def overload_problem(program, kernel, templated: bool = False) -> str:
     `k(double*)`; NVRTC's name expression, as analyzer.profile registers it, "cannot determine which
     instance of overloaded function" is meant, and an `extern "C"` pair does not compile).
     templated: the name expression has template arguments (`k<4>`), which only templates match.
-    Kernels under a conditional directive are left out (`#if` / `#else` alternatives). "" if none."""
+    Only kernels the compile surely takes count (not `#if` / `#else` alternatives the build may
+    decide either way; a branch the compile does not take is no kernel). "" if none."""
     name = kernel.name
     twins = [f for f in program.kernels if f.name == name]
     if len(twins) < 2:      # the common case: no tree walks
         return ""
     scope = _scope(kernel.node)
-    twins = [f for f in twins if not _under_conditional(f.node) and (f.template_params or not templated)
+    twins = [f for f in twins if program.surely_compiled(f.node) and (f.template_params or not templated)
              and _scope(f.node) == scope]
     if len(twins) < 2:
         return ""
@@ -288,20 +283,19 @@ def overload_problem(program, kernel, templated: bool = False) -> str:
 # (no leading \b: a pattern that starts with a literal is searched for, not tried at every byte;
 # the byte before a match is checked instead)
 _LEGACY_WARP = re.compile(rb"__(?:shfl(?:_up|_down|_xor)?|ballot|any|all)\s*\(")
-_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _NOT_CODE = frozenset(("comment", "string_literal", "string_content", "raw_string_literal", "char_literal",
                        "system_lib_string", "escape_sequence"))
 
 
 def removed_intrinsics(program) -> list[str]:
     """The legacy warp intrinsics a source calls, where the build cannot take them: not in comments
-    or strings, not under a conditional directive (`#if CUDART_VERSION < 9000`), not a name the file
-    defines itself (a compatibility macro or function)."""
+    or strings, surely compiled (not under `#if CUDART_VERSION < 9000`, nor in a branch the compile
+    does not take), not a name the file defines itself (a compatibility macro or function)."""
     src = program.source
     own = None
     found = set()
     for m in _LEGACY_WARP.finditer(src):
-        if m.start() and src[m.start() - 1] in _WORD:
+        if m.start() and src[m.start() - 1] in _WORD_BYTES:
             continue
         name = src[m.start():m.end() - 1].rstrip().decode()
         if own is None:
@@ -310,7 +304,7 @@ def removed_intrinsics(program) -> list[str]:
         if name in own or name in found:
             continue
         node = root.descendant_for_byte_range(m.start(), m.start() + len(name))
-        if node is None or node.type in _NOT_CODE or _under_conditional(node):
+        if node is None or node.type in _NOT_CODE or not program.surely_compiled(node):
             continue
         found.add(name)
     return sorted(found)
@@ -326,15 +320,6 @@ def _scope(node) -> tuple[str, ...]:
             names.append(name.text.decode("utf-8", "replace") if name is not None else "")
         node = node.parent
     return tuple(names)
-
-
-def _under_conditional(node) -> bool:
-    node = node.parent
-    while node is not None:
-        if node.type in _CONDITIONAL:
-            return True
-        node = node.parent
-    return False
 
 
 # ------------------------------------------------------------------ structural terms

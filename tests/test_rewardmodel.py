@@ -284,6 +284,8 @@ def test_an_overloaded_kernel_name_fails_the_compile_gate():
     # alternatives under a conditional directive are not overloads (one of them is compiled)
     alternatives = "#ifdef USE_DOUBLE\n" + OVERLOADED.replace(HONEST, "") + "#else\n" + HONEST + "#endif\n"
     assert _gates(alternatives).gates["compile"].passed is not False
+    # both under a directive the compile surely takes are twins still
+    assert _gates("#ifdef __CUDACC__\n" + OVERLOADED + "#endif\n").failed_gate == "compile"
 
 
 def test_a_block_over_the_kernels_launch_bounds_fails_the_launch_gate():
@@ -347,6 +349,7 @@ def test_legacy_warp_intrinsics_fail_the_compile_gate():
     assert _gates(LEGACY.replace("__shfl_down(v, o)", "(float)__any(v > 0.0f)")).failed_gate == "compile"
     for fine in (GUARDED, SHIMMED, COMMENTED):
         assert _gates(fine).gates["compile"].passed is not False, fine
+    assert _gates("#ifdef __CUDACC__\n" + LEGACY + "#endif\n").failed_gate == "compile"
 
 
 def test_the_compile_gate_agrees_with_nvrtc():
@@ -363,7 +366,8 @@ def test_the_compile_gate_agrees_with_nvrtc():
     cases = [(HONEST, "k"), (OVERLOADED, "k"), (HONEST + TEMPLATED + "template __global__ void k<4>(const float*, float*, int);\n", "k<4>"),
              (HONEST + TEMPLATED, "k"), (_tiled(12288), "k"), (_tiled(12289), "k"), (LEGACY, "k"),
              (GUARDED, "k"), (SHIMMED, "k"), (COMMENTED, "k"),
-             ("namespace a {\n" + OVERLOADED.replace(HONEST, "") + "}\n" + HONEST, "k")]
+             ("namespace a {\n" + OVERLOADED.replace(HONEST, "") + "}\n" + HONEST, "k"),
+             ("#ifdef __CUDACC__\n" + OVERLOADED + "#endif\n", "k"), ("#ifdef __CUDACC__\n" + LEGACY + "#endif\n", "k")]
     expected = ("overloaded", "too much shared data", "is undefined", "without '.sync'")
     for src, name in cases:
         built = _nvrtc_compile(src, name, options)

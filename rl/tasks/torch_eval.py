@@ -275,6 +275,7 @@ def _kernel_rows(path: Path, trace: Trace, units: list[CudaUnit], pos: dict, con
     from rewardmodel.reward import launch_problem, structural_terms
 
     by_index = {u.index: u for u in units}
+    opted_in = {u.index: opts_in(u.source.encode("utf-8", "replace")) for u in units}   # once a string
     rows: list[KernelRow] = []
     for i, call in enumerate(trace.calls, 1):
         n_launch = len(call.binding.launches)
@@ -294,9 +295,7 @@ def _kernel_rows(path: Path, trace: Trace, units: list[CudaUnit], pos: dict, con
             except F.FeatureError as exc:
                 row.unresolved.append(str(exc))
                 continue
-            unit = by_index[l.unit].source
-            row.launch_problem = launch_problem(F.context_of(feat.lint, l.kernel), l.kernel,
-                                                opts_in(unit.encode("utf-8", "replace")))
+            row.launch_problem = launch_problem(F.context_of(feat.lint, l.kernel), l.kernel, opted_in[l.unit])
             row.terms = structural_terms(feat, config)
             row.structural = float(sum(t.value * t.weight for t in row.terms.values() if t.value is not None))
             if model is not None:

@@ -74,6 +74,18 @@ def compact_name(name: str) -> str:
     return "".join(name.split())
 
 
+def namespaces_of(node) -> tuple[str, ...]:
+    """The namespaces around a node, innermost first (`a::k` and `k` are two names)."""
+    names = []
+    node = node.parent
+    while node is not None:
+        if node.type == "namespace_definition":
+            name = node.child_by_field_id(FIELD.name)
+            names.append(name.text.decode("utf-8", "replace") if name is not None else "")
+        node = node.parent
+    return tuple(names)
+
+
 def _dim3_arguments(value, base: str):
     """The arguments of a dim3 local's initializer: `dim3 b(32, 8)` (an init_declarator's
     argument_list where the grammar does not take it for a function), `dim3 b{32, 8}`,

@@ -22,7 +22,9 @@ from typing import Mapping
 
 from analyzer import _fresh
 from analyzer.lint import split_name_expression
-from analyzer.parse import _WORD_BYTES, bound_threads
+from analyzer.parse import bound_threads, namespaces_of
+from analyzer.rules.control import removed_warp_intrinsics
+from analyzer.rules.shared import extern_shared_conflicts
 from analyzer.rules.occupancy import DEFAULT_SMEM_LIMIT
 
 from . import features as F
@@ -239,14 +241,17 @@ STATIC_SHARED_LIMIT = 48 * 1024
 def build_problems(result) -> list[str]:
     """Why the build of a linted source (an analyzer FileResult) fails, read without a compiler, as
     NVRTC and nvcc say (tests/test_rewardmodel.py checks each against NVRTC): calls of warp
-    intrinsics without a lane mask, and a kernel's static shared memory over 48 KB."""
+    intrinsics without a lane mask (SY302), `extern __shared__` arrays of one name and two types
+    (SM203), and a kernel's static shared memory over 48 KB."""
     if not result.contexts:
         return []
     out = []
-    removed = removed_intrinsics(result.contexts[0].program)
+    program = result.contexts[0].program
+    removed = removed_intrinsics(program)
     if removed:
         out.append(f"calls {', '.join(removed)}: warp intrinsics without a lane mask, which sm_70 and later do not "
                    "have (the build fails; CUDA 9 replaced them by the _sync forms, `__shfl_down_sync(mask, v, d)`)")
+    out += [message for _, _, _, message in extern_shared_conflicts(program)]
     for ctx in result.contexts:
         if ctx.static_shared_bytes > STATIC_SHARED_LIMIT:
             out.append(f"{ctx.kernel.name} declares {ctx.static_shared_bytes:,} B of static shared memory, over the "
@@ -266,9 +271,9 @@ def overload_problem(program, kernel, templated: bool = False) -> str:
     twins = [f for f in program.kernels if f.name == name]
     if len(twins) < 2:      # the common case: no tree walks
         return ""
-    scope = _scope(kernel.node)
+    scope = namespaces_of(kernel.node)
     twins = [f for f in twins if program.surely_compiled(f.node) and (f.template_params or not templated)
-             and _scope(f.node) == scope]
+             and namespaces_of(f.node) == scope]
     if len(twins) < 2:
         return ""
     lines = ", ".join(str(f.line) for f in twins)
@@ -277,49 +282,10 @@ def overload_problem(program, kernel, templated: bool = False) -> str:
             "give each its own name")
 
 
-# warp intrinsics without a lane mask: gone on sm_70 and later (NVRTC: identifier "__shfl_down" is
-# undefined; ptxas refuses __any/__all/__ballot's `vote` without .sync). Old code, and models trained
-# on it, still write them.
-# (no leading \b: a pattern that starts with a literal is searched for, not tried at every byte;
-# the byte before a match is checked instead)
-_LEGACY_WARP = re.compile(rb"__(?:shfl(?:_up|_down|_xor)?|ballot|any|all)\s*\(")
-_NOT_CODE = frozenset(("comment", "string_literal", "string_content", "raw_string_literal", "char_literal",
-                       "system_lib_string", "escape_sequence"))
-
-
 def removed_intrinsics(program) -> list[str]:
-    """The legacy warp intrinsics a source calls, where the build cannot take them: not in comments
-    or strings, surely compiled (not under `#if CUDART_VERSION < 9000`, nor in a branch the compile
-    does not take), not a name the file defines itself (a compatibility macro or function)."""
-    src = program.source
-    own = None
-    found = set()
-    for m in _LEGACY_WARP.finditer(src):
-        if m.start() and src[m.start() - 1] in _WORD_BYTES:
-            continue
-        name = src[m.start():m.end() - 1].rstrip().decode()
-        if own is None:
-            own = set(program.defines) | {f.name for f in program.functions}
-            root = program.tree.root_node
-        if name in own or name in found:
-            continue
-        node = root.descendant_for_byte_range(m.start(), m.start() + len(name))
-        if node is None or node.type in _NOT_CODE or not program.surely_compiled(node):
-            continue
-        found.add(name)
-    return sorted(found)
-
-
-def _scope(node) -> tuple[str, ...]:
-    """The namespaces around a definition, innermost first (`a::k` and `k` are two names)."""
-    names = []
-    node = node.parent
-    while node is not None:
-        if node.type == "namespace_definition":
-            name = node.child_by_field_name("name")
-            names.append(name.text.decode("utf-8", "replace") if name is not None else "")
-        node = node.parent
-    return tuple(names)
+    """The legacy warp intrinsics a source calls, where the build cannot take them (SY302's
+    calls, analyzer.rules.control.removed_warp_intrinsics), each name once, sorted."""
+    return sorted({name for name, _ in removed_warp_intrinsics(program)})
 
 
 # ------------------------------------------------------------------ structural terms

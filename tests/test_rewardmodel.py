@@ -352,6 +352,45 @@ def test_legacy_warp_intrinsics_fail_the_compile_gate():
     assert _gates("#ifdef __CUDACC__\n" + LEGACY + "#endif\n").failed_gate == "compile"
 
 
+# `extern __shared__` arrays of one name are one variable of the file: two types do not compile
+EXTERN_TWICE = HONEST + """
+__global__ void stage(const int* x, int* y) {
+    extern __shared__ int buf[];
+    buf[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    y[threadIdx.x] = buf[0];
+}
+__global__ void stage_f(const float* x, float* y) {
+    extern __shared__ float buf[];
+    buf[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    y[threadIdx.x] = buf[0];
+}
+"""
+EXTERN_TEMPLATE = HONEST + """
+template <typename T>
+__global__ void part(const T* x, T* y) {
+    extern __shared__ T buf[];
+    buf[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    y[threadIdx.x] = buf[0];
+}
+template __global__ void part<float>(const float*, float*);
+template __global__ void part<double>(const double*, double*);
+"""
+
+
+def test_extern_shared_arrays_of_two_types_fail_the_compile_gate():
+    """One name, two element types (two kernels, or a template instantiated twice): SM203's case."""
+    for src in (EXTERN_TWICE, EXTERN_TEMPLATE):
+        br = _gates(src)
+        assert br.failed_gate == "compile" and "`extern __shared__` array `buf`" in br.gates["compile"].detail
+    same = EXTERN_TWICE.replace("int buf[]", "float buf[]").replace("const int*", "const float*").replace("int* y", "float* y")
+    assert _gates(same).failed_gate is None
+    once = EXTERN_TEMPLATE.replace("template __global__ void part<double>(const double*, double*);\n", "")
+    assert _gates(once).failed_gate is None
+
+
 def test_the_compile_gate_agrees_with_nvrtc():
     """What the compile gate says of a source (overloads, static shared memory), decided without a
     compiler, is what NVRTC's build of it by name expression (the profiler's) says."""
@@ -367,8 +406,10 @@ def test_the_compile_gate_agrees_with_nvrtc():
              (HONEST + TEMPLATED, "k"), (_tiled(12288), "k"), (_tiled(12289), "k"), (LEGACY, "k"),
              (GUARDED, "k"), (SHIMMED, "k"), (COMMENTED, "k"),
              ("namespace a {\n" + OVERLOADED.replace(HONEST, "") + "}\n" + HONEST, "k"),
-             ("#ifdef __CUDACC__\n" + OVERLOADED + "#endif\n", "k"), ("#ifdef __CUDACC__\n" + LEGACY + "#endif\n", "k")]
-    expected = ("overloaded", "too much shared data", "is undefined", "without '.sync'")
+             ("#ifdef __CUDACC__\n" + OVERLOADED + "#endif\n", "k"), ("#ifdef __CUDACC__\n" + LEGACY + "#endif\n", "k"),
+             (EXTERN_TWICE, "k"), (EXTERN_TEMPLATE, "k"),
+             (EXTERN_TEMPLATE.replace("template __global__ void part<double>(const double*, double*);\n", ""), "k")]
+    expected = ("overloaded", "too much shared data", "is undefined", "without '.sync'", "incompatible with previous")
     for src, name in cases:
         built = _nvrtc_compile(src, name, options)
         if not built[0] and not any(e in built[3] for e in expected):

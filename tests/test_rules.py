@@ -238,3 +238,56 @@ def test_other_writer_agrees_with_a_thread_by_thread_check():
             writer.setdefault(int(sa[t]), set()).add(int(t))
         want = any(writer.get(int(la[t]), set()) - {int(t)} for t in np.flatnonzero(lm))
         assert _other_writer(sa, np.flatnonzero(sm), la, np.flatnonzero(lm)) == want
+
+
+# Sources the build rejects or takes, with a kernel to name: SY302's and SM203's findings, decided
+# without a compiler, against NVRTC's build of each (the profiler's compile)
+_WARP = """
+__global__ void k(const float* x, float* y) {
+  float v = x[threadIdx.x];
+  CALL;
+  y[threadIdx.x] = v;
+}
+"""
+_EXTERN = """
+__global__ void a(const float* x, float* y) { extern __shared__ TA s[]; s[threadIdx.x] = x[threadIdx.x]; __syncthreads(); y[threadIdx.x] = s[0]; }
+__global__ void b(const float* x, float* y) { extern __shared__ TB s[]; s[threadIdx.x] = x[threadIdx.x]; __syncthreads(); y[threadIdx.x] = s[0]; }
+"""
+_EXTERN_TEMPLATE = """
+template <typename T>
+__global__ void r(const T* x, T* y) { extern __shared__ T s[]; s[threadIdx.x] = x[threadIdx.x]; __syncthreads(); y[threadIdx.x] = s[0]; }
+INSTANCES
+"""
+BUILD_CASES = [
+    *[(_WARP.replace("CALL", call), "k") for call in (
+        "v += __shfl_down(v, 1)", "v += __shfl_up(v, 1)", "v += __shfl_xor(v, 1)", "v += __shfl(v, 0)",
+        "v += __ballot(v > 0.0f)", "v += __any(v > 0.0f)", "v += __all(v > 0.0f)",
+        "v += __shfl_down_sync(0xffffffff, v, 1)", "v += __ballot_sync(0xffffffff, v > 0.0f)",
+        "v += 1.0f /* __shfl_down(v, 1) */", "#if CUDART_VERSION < 9000\n  v += __shfl_down(v, 1);\n#endif\n  v += 0.0f")],
+    *[(_EXTERN.replace("TA", ta).replace("TB", tb), "a") for ta, tb in (
+        ("float", "float"), ("float", "int"), ("unsigned", "unsigned int"), ("float", "double"),
+        ("int", "signed int"), ("char", "signed char"))],
+    (_EXTERN.replace("TA", "float").replace("TB", "int").replace("__global__ void b", "namespace n { __global__ void b")
+     + "}\n", "a"),
+    (_EXTERN_TEMPLATE.replace("INSTANCES", "template __global__ void r<float>(const float*, float*);"), "r<float>"),
+    (_EXTERN_TEMPLATE.replace("INSTANCES", "template __global__ void r<float>(const float*, float*);\n"
+                              "template __global__ void r<double>(const double*, double*);"), "r<float>"),
+]
+
+
+@pytest.mark.parametrize("src, name", BUILD_CASES)
+def test_build_rules_agree_with_nvrtc(src, name):
+    """A SY302 or SM203 finding where NVRTC's build fails, none where it builds."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from analyzer.profile import toolkit
+    from analyzer.profile.build import _nvrtc_compile, compile_options
+
+    try:
+        options = compile_options("sm_90", toolkit.cuda_include_dir())
+    except Exception as exc:      # no toolkit headers: nothing to compare with
+        pytest.skip(f"no CUDA toolkit: {exc}")
+    built = _nvrtc_compile(src, name, options)
+    if not built[0] and not any(e in built[3] for e in ("is undefined", "without '.sync'", "incompatible with previous")):
+        pytest.skip(f"NVRTC failed for another reason: {built[3][:200]}")
+    res = lint_source(src, "case.cu", rules=select(RULES, ["SY302", "SM203"], []))
+    assert bool(res.findings) == (not built[0]), (built[3][:300], [f.message for f in res.findings])

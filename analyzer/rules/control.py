@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import models
 from .. import symbolic as S
-from . import KernelContext, rule
+from ..parse import _WORD_BYTES
+from . import FileContext, Finding, KernelContext, rule
 
 BLOCK_BARRIERS = frozenset(("__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
                            "__barrier_sync"))
@@ -383,3 +384,81 @@ def _keyword_col(ctx: KernelContext, line: int, kind: str) -> int:
     text = lines[line - 1].decode("utf-8", "replace")
     m = re.search(rf"\b{re.escape(kind or 'for')}\b", text)
     return m.start() + 1 if m else 1
+
+
+# warp intrinsics without a lane mask: gone on sm_70 and later (NVRTC: identifier "__shfl_down" is
+# undefined; ptxas refuses __any/__all/__ballot's `vote` without .sync). Old code, and models trained
+# on it, still write them.
+# (no leading \b: a pattern that starts with a literal is searched for, not tried at every byte;
+# the byte before a match is checked instead)
+_LEGACY_WARP = re.compile(rb"__(?:shfl(?:_up|_down|_xor)?|ballot|any|all)\s*\(")
+_NOT_CODE = frozenset(("comment", "string_literal", "string_content", "raw_string_literal", "char_literal",
+                       "system_lib_string", "escape_sequence"))
+
+
+def removed_warp_intrinsics(program) -> list[tuple[str, object]]:
+    """The calls of legacy warp intrinsics the build cannot take, (name, name's node) in source
+    order: not in comments or strings, surely compiled (not under `#if CUDART_VERSION < 9000`, nor
+    in a branch the compile does not take), not a name the file defines itself (a compatibility
+    macro or function)."""
+    src = program.source
+    own = None
+    found = []
+    for m in _LEGACY_WARP.finditer(src):
+        if m.start() and src[m.start() - 1] in _WORD_BYTES:
+            continue
+        name = src[m.start():m.end() - 1].rstrip().decode()
+        if own is None:
+            own = set(program.defines) | {f.name for f in program.functions}
+            root = program.tree.root_node
+        if name in own:
+            continue
+        node = root.descendant_for_byte_range(m.start(), m.start() + len(name))
+        if node is None or node.type in _NOT_CODE or not program.surely_compiled(node):
+            continue
+        found.append((name, node))
+    return found
+
+
+@rule("SY302", "warp-intrinsic-without-mask", "error",
+      "A warp intrinsic without a lane mask (`__shfl_down`, `__ballot`, `__any`...), which sm_70 and later do not have.",
+      """
+      What it does
+          Finds calls of the warp intrinsics CUDA 9 replaced by `_sync` forms: `__shfl`,
+          `__shfl_up`, `__shfl_down`, `__shfl_xor`, `__ballot`, `__any`, `__all`. Calls in comments,
+          in strings, under a conditional directive the build may not take (`#if CUDART_VERSION <
+          9000`), or of a name the file defines itself (a compatibility macro) are not reported.
+
+      Why is this bad?
+          The build fails for sm_70 and later (every architecture cudaperf models): nvcc and NVRTC
+          report `identifier "__shfl_down" is undefined`, and ptxas refuses `__ballot`, `__any` and
+          `__all` ("Instruction 'vote' without '.sync' is not supported"). Since Volta's independent thread
+          scheduling the lanes of a warp need not run together, so each call names the lanes that
+          take part. Code written before CUDA 9, and models trained on it, still use them.
+
+      Example
+          for (int d = 16; d > 0; d /= 2) v += __shfl_down(v, d);
+
+      Use instead
+          for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffff, v, d);
+          // 0xffffffff where every lane of the warp reaches the call; else the mask of those that do
+      """, scope="file")
+def legacy_warp_intrinsic(ctx: FileContext, r):
+    program = ctx.program
+    for name, node in removed_warp_intrinsics(program):
+        line = node.start_point[0] + 1
+        col = program.original_column(line, node.start_point[1] + 1)
+        at = node.start_byte
+        kernel = next((f.name for f in program.functions if f.node.start_byte <= at < f.node.end_byte), "")
+        says = _COMPILER_SAYS["vote" if name in _VOTES else "shfl"].format(name=name)
+        yield Finding(r.code, r.name, r.severity,
+                      f"`{name}` has no lane mask: sm_70 and later do not have it (the build fails: {says}); call "
+                      f"`{name}_sync(mask, ...)` with the lanes that take part (0xffffffff where the whole warp "
+                      "reaches the call)", program.path, line, col, kernel, {"intrinsic": name})
+
+
+# what the build says of each (nvcc 13, sm_90): the shuffles are not declared; the votes are, as
+# deprecated, and ptxas refuses their instruction
+_VOTES = frozenset(("__ballot", "__any", "__all"))
+_COMPILER_SAYS = {"shfl": 'identifier "{name}" is undefined',
+                  "vote": "ptxas: instruction 'vote' without '.sync' is not supported on sm_70 and higher"}

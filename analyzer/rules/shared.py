@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
+import re
+
 from .. import models
 from .. import symbolic as S
-from . import KernelContext, assumed_text, rule
+from ..parse import SCALAR_SIZES, namespaces_of
+from . import FileContext, Finding, KernelContext, assumed_text, rule
 from .control import BLOCK_BARRIERS
 from .memory import ALIGNED_VECTORS, VECTOR_FIELD
 
@@ -339,3 +342,122 @@ def _interval(raw: list, war: dict, ctx: KernelContext, r, block: str):
 
 
 _SHOWN_LINES = 8    # a grouped finding's other lines named, the rest counted
+
+
+# Spellings of one type (`unsigned` and `unsigned int` do not conflict). The sized names whose
+# type differs by platform or header (`int64_t` is `long` on Linux and `long long` on Windows;
+# `bf16`, `at::Half` are a project's own) are not compared.
+_SAME_TYPE = {"unsigned": "unsigned int", "signed": "int", "signed int": "int", "short int": "short",
+              "unsigned short int": "unsigned short", "long int": "long", "unsigned long int": "unsigned long",
+              "long long int": "long long", "unsigned long long int": "unsigned long long",
+              "int8_t": "signed char", "uint8_t": "unsigned char", "int16_t": "short", "uint16_t": "unsigned short",
+              "int32_t": "int", "uint32_t": "unsigned int", "half": "__half", "half2": "__half2",
+              "nv_bfloat16": "__nv_bfloat16", "nv_bfloat162": "__nv_bfloat162"}
+_UNCERTAIN = frozenset(("int64_t", "uint64_t", "size_t", "ptrdiff_t", "uint", "bf16", "at::Half", "at::BFloat16",
+                        "c10::Half"))
+_CERTAIN = frozenset(t for t in SCALAR_SIZES if t not in _UNCERTAIN and t not in _SAME_TYPE) | frozenset(
+    _SAME_TYPE.values())
+
+
+def _canonical(program, type_name: str) -> str | None:
+    """The type a declaration's type names, spelled one way; None where that is not certain (a
+    typedef from a header, a platform-sized name)."""
+    t = program.resolve_type(type_name)
+    t = _SAME_TYPE.get(t, t)
+    return t if t in _CERTAIN or t in program.structs else None
+
+
+def _extern_declaration(program, arr):
+    """The identifier node of an `extern __shared__` array's declaration (SharedArray has its line)."""
+    src = program.source
+    start = 0
+    for _ in range(arr.line - 1):
+        start = src.find(b"\n", start) + 1
+        if start == 0:
+            return None
+    m = re.compile(rb"\bextern\b[^;{}]*?\b(" + re.escape(arr.name.encode()) + rb")\s*\[").search(
+        src, start, start + 400)
+    return program.tree.root_node.descendant_for_byte_range(m.start(1), m.end(1)) if m else None
+
+
+def extern_shared_conflicts(program) -> list[tuple[int, int, str, str]]:
+    """`extern __shared__` arrays of one name and scope with two element types (in two functions,
+    or in one template kernel instantiated with two types): every such array of a file is one
+    variable, and the build fails. (line, column, function, what) of each second declaration."""
+    arrays = [(f, a) for f in program.functions if f.kind != "host" for a in f.shared if a.extern and a.space == "shared"]
+    arrays += [(None, g) for g in program.globals_ if g.extern and g.space == "shared"]
+    if not arrays or (len(arrays) == 1 and not (arrays[0][0] and arrays[0][1].type in arrays[0][0].template_params)):
+        return []
+    seen: dict[tuple, list] = {}      # (namespaces, name) -> [(type, description, line, col, function)]
+    for f, a in arrays:
+        node = _extern_declaration(program, a)
+        if node is None or not program.surely_compiled(node):
+            continue
+        line, col = node.start_point[0] + 1, program.original_column(node.start_point[0] + 1, node.start_point[1] + 1)
+        fn = f.name if f else ""
+        types = []
+        if f and a.type in f.template_params:
+            if f.kind != "global":
+                continue        # a device template's arguments are deduced at its calls: not known here
+            at = list(f.template_params).index(a.type)
+            uses = [(l.template_args, l.line) for l in program.launches if l.kernel == f.name]
+            uses += [(i.template_args, i.line) for i in program.instantiations if i.kernel == f.name]
+            for args, use_line in uses:
+                t = _canonical(program, args[at]) if len(args) > at else None
+                if t is not None:
+                    types.append((t, f"{t} (as {f.name}<{', '.join(args)}>, line {use_line})"))
+        else:
+            t = _canonical(program, a.type)
+            if t is not None:
+                types.append((t, f"{t} (line {line})"))
+        group = seen.setdefault((namespaces_of(node), a.name), [])
+        group.extend((t, what, line, col, fn) for t, what in types)
+    out = []
+    for (_, name), group in seen.items():
+        first = group[0] if group else None
+        other = next((g for g in group if g[0] != first[0]), None) if first else None
+        if other is None:
+            continue
+        out.append((other[2], other[3], other[4],
+                    f"`extern __shared__` array `{name}` is {first[1]} and {other[1]}: a file's extern shared arrays "
+                    f"of one name are one variable, so the build fails (declaration is incompatible with previous "
+                    f"\"{name}\"); give each its own name, or declare `extern __shared__ __align__(16) unsigned "
+                    f"char smem[]` once and cast it (`T* {name} = reinterpret_cast<T*>(smem);`)"))
+    return out
+
+
+@rule("SM203", "conflicting-extern-shared", "error",
+      "`extern __shared__` arrays of one name with different element types, which do not compile.",
+      """
+      What it does
+          Collects a file's `extern __shared__` arrays (in kernels, device functions and at file
+          scope) by name and namespace, with their element types; a template kernel's array of a
+          template type (`extern __shared__ T s[]`) takes the type of each launch
+          (`k<double><<<...>>>`) and explicit instantiation. Reports a name with two types, at the
+          second. Types that a header decides (a typedef the file does not define, `int64_t`) are
+          not compared, nor declarations under a conditional directive the build may not take.
+
+      Why is this bad?
+          An `extern __shared__` array is one variable for the whole file (the block's dynamic
+          shared memory), so two declarations of one name must agree on its type: nvcc and NVRTC
+          fail with "declaration is incompatible with previous". The classic case is a templated
+          reduction's `extern __shared__ T sdata[]` launched for float and for double.
+
+      Example
+          template <typename T> __global__ void reduce(const T* x, T* out) {
+            extern __shared__ T sdata[];
+            ...
+          }
+          reduce<float><<<g, b, b * 4>>>(xf, of);
+          reduce<double><<<g, b, b * 8>>>(xd, od);
+
+      Use instead
+          template <typename T> __global__ void reduce(const T* x, T* out) {
+            extern __shared__ __align__(16) unsigned char smem[];
+            T* sdata = reinterpret_cast<T*>(smem);
+            ...
+          }
+      """, scope="file")
+def conflicting_extern_shared(ctx: FileContext, r):
+    for line, col, fn, message in extern_shared_conflicts(ctx.program):
+        yield Finding(r.code, r.name, r.severity, message, ctx.program.path, line, col, fn)

@@ -75,8 +75,9 @@ def test_compile_error_has_log(prof):
 
 def test_the_reward_gates_fail_what_the_gpu_fails(prof):
     """A launch of more threads than the kernel's __launch_bounds__ fails on the GPU and at the
-    reward's launch gate; an overloaded kernel name fails the build by name expression and the
-    reward's compile gate (both gates decided without a GPU or a compiler)."""
+    reward's launch gate; an overloaded kernel name, `extern __shared__` arrays of one name and two
+    types, and a vote without a lane mask fail the build by name expression and the reward's compile
+    gate (the gates decided without a GPU or a compiler)."""
     from dataclasses import replace
 
     from rewardmodel.reward import reward
@@ -86,14 +87,21 @@ def test_the_reward_gates_fail_what_the_gpu_fails(prof):
     over = replace(ok, id="over_bounds", source=ok.source.replace("__global__ void", "__global__ void __launch_bounds__(128)"))
     twin = replace(ok, id="overloaded", source=plain + plain.replace("const float*", "const double*").replace(
         "float* __restrict__ y", "double* __restrict__ y"))
-    got = run(prof, [ok, over, twin])
+    # SM203's case: two extern shared arrays of one name and two types; SY302's: a vote without a mask
+    stage = ("__global__ void stage_T(const T* x, T* y) { extern __shared__ T buf[]; buf[threadIdx.x] = x[threadIdx.x]; "
+             "__syncthreads(); y[threadIdx.x] = buf[0]; }\n")
+    extern = replace(ok, id="extern_twice", source=ok.source + stage.replace("T", "float") + stage.replace("T", "int"))
+    vote = replace(ok, id="legacy_vote", source=ok.source.replace("if (i < n)", "if (__any(i < n) && i < n)"))
+    got = run(prof, [ok, over, twin, extern, vote])
     assert got[ok.id].status == "ok", got[ok.id].message
     assert got[over.id].status == "launch_error", got[over.id]
-    assert got[twin.id].status == "compile_error", got[twin.id]
+    for job in (twin, extern, vote):
+        assert got[job.id].status == "compile_error", got[job.id]
     launch = dict(grid=ok.grid, block=ok.block, args={"n": 1 << 12, "stride": 1})
     assert reward(ok.source, "gather", **launch)[0].failed_gate is None
     assert reward(over.source, "gather", **launch)[0].failed_gate == "launch"
-    assert reward(twin.source, "gather", **launch)[0].failed_gate == "compile"
+    for job in (twin, extern, vote):
+        assert reward(job.source, "gather", **launch)[0].failed_gate == "compile", job.id
 
 
 @pytest.mark.skipif(toolkit.ncu_path() is None, reason="needs ncu")

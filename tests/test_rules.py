@@ -269,6 +269,10 @@ BUILD_CASES = [
         ("int", "signed int"), ("char", "signed char"))],
     (_EXTERN.replace("TA", "float").replace("TB", "int").replace("__global__ void b", "namespace n { __global__ void b")
      + "}\n", "a"),
+    # a vote in a helper nobody calls is not given to ptxas; a shuffle there is still undefined
+    ("__device__ int helper(float v) { return __any(v > 0.0f); }\n" + _WARP.replace("CALL", "v += 1.0f"), "k"),
+    ("__device__ float helper(float v) { return __shfl_down(v, 1); }\n" + _WARP.replace("CALL", "v += 1.0f"), "k"),
+    ("__device__ int helper(float v) { return __any(v > 0.0f); }\n" + _WARP.replace("CALL", "v += helper(v)"), "k"),
     (_EXTERN_TEMPLATE.replace("INSTANCES", "template __global__ void r<float>(const float*, float*);"), "r<float>"),
     (_EXTERN_TEMPLATE.replace("INSTANCES", "template __global__ void r<float>(const float*, float*);\n"
                               "template __global__ void r<double>(const double*, double*);"), "r<float>"),

@@ -23,6 +23,7 @@ from typing import Mapping
 from analyzer import _fresh
 from analyzer.lint import split_name_expression
 from analyzer.parse import bound_threads, namespaces_of
+from analyzer.rules.build import host_calls_in_device_code
 from analyzer.rules.control import removed_warp_intrinsics
 from analyzer.rules.shared import extern_shared_conflicts
 from analyzer.rules.occupancy import DEFAULT_SMEM_LIMIT
@@ -242,7 +243,8 @@ def build_problems(result) -> list[str]:
     """Why the build of a linted source (an analyzer FileResult) fails, read without a compiler, as
     NVRTC and nvcc say (tests/test_rewardmodel.py checks each against NVRTC): calls of warp
     intrinsics without a lane mask (SY302), `extern __shared__` arrays of one name and two types
-    (SM203), and a kernel's static shared memory over 48 KB."""
+    (SM203), device code calling the file's host functions (CP701), and a kernel's static shared
+    memory over 48 KB."""
     if not result.contexts:
         return []
     out = []
@@ -252,6 +254,9 @@ def build_problems(result) -> list[str]:
         out.append(f"calls {', '.join(removed)}: warp intrinsics without a lane mask, which sm_70 and later do not "
                    "have (the build fails; CUDA 9 replaced them by the _sync forms, `__shfl_down_sync(mask, v, d)`)")
     out += [message for _, _, _, message in extern_shared_conflicts(program)]
+    for caller, callee, _ in host_calls_in_device_code(program):
+        out.append(f"{caller.name} calls {callee.name}, a host function (no __device__): the build fails (\"calling a "
+                   f"__host__ function from a __global__ function is not allowed\"); declare it __host__ __device__")
     for ctx in result.contexts:
         if ctx.static_shared_bytes > STATIC_SHARED_LIMIT:
             out.append(f"{ctx.kernel.name} declares {ctx.static_shared_bytes:,} B of static shared memory, over the "

@@ -391,6 +391,16 @@ def test_extern_shared_arrays_of_two_types_fail_the_compile_gate():
     assert _gates(once).failed_gate is None
 
 
+def test_device_code_calling_a_host_function_fails_the_compile_gate():
+    """CP701's case: a helper without __device__ called from the kernel (the profiler's NVRTC build
+    of the device code finds it undefined); as __host__ __device__ it passes."""
+    helper = "float twice(float v) { return 2.0f * v; }\n"
+    src = helper + HONEST.replace("2.0f * x[i]", "twice(x[i])")
+    br = _gates(src)
+    assert br.failed_gate == "compile" and "k calls twice, a host function" in br.gates["compile"].detail
+    assert _gates("__host__ __device__ " + src).failed_gate is None
+
+
 def test_the_compile_gate_agrees_with_nvrtc():
     """What the compile gate says of a source (overloads, static shared memory), decided without a
     compiler, is what NVRTC's build of it by name expression (the profiler's) says."""
@@ -408,6 +418,7 @@ def test_the_compile_gate_agrees_with_nvrtc():
              ("namespace a {\n" + OVERLOADED.replace(HONEST, "") + "}\n" + HONEST, "k"),
              ("#ifdef __CUDACC__\n" + OVERLOADED + "#endif\n", "k"), ("#ifdef __CUDACC__\n" + LEGACY + "#endif\n", "k"),
              (EXTERN_TWICE, "k"), (EXTERN_TEMPLATE, "k"),
+             ("__host__ __device__ float twice(float v) { return 2.0f * v; }\n" + HONEST.replace("2.0f * x[i]", "twice(x[i])"), "k"),
              (EXTERN_TEMPLATE.replace("template __global__ void part<double>(const double*, double*);\n", ""), "k")]
     expected = ("overloaded", "too much shared data", "is undefined", "without '.sync'", "incompatible with previous")
     for src, name in cases:

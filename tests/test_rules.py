@@ -295,3 +295,45 @@ def test_build_rules_agree_with_nvrtc(src, name):
         pytest.skip(f"NVRTC failed for another reason: {built[3][:200]}")
     res = lint_source(src, "case.cu", rules=select(RULES, ["SY302", "SM203"], []))
     assert bool(res.findings) == (not built[0]), (built[3][:300], [f.message for f in res.findings])
+
+
+# CP701 against nvcc (NVRTC refuses every host function, called or not: the profiler hands it the
+# device code alone, where an undefined name fails all the same)
+_HOST_HELPER = "float relu(float x) { return x > 0.0f ? x : 0.0f; }\n"
+_USES = "__global__ void k(float* x) { x[threadIdx.x] = CALL; }\n"
+HOST_CALL_CASES = [
+    (_HOST_HELPER + _USES.replace("CALL", "relu(x[threadIdx.x])"), True),
+    (_HOST_HELPER.replace("float relu", "__host__ __device__ float relu") + _USES.replace("CALL", "relu(x[0])"), False),
+    (_HOST_HELPER + "__device__ float soft(float v) { return relu(v); }\n" + _USES.replace("CALL", "1.0f"), True),
+    (_HOST_HELPER + "__host__ __device__ float both(float v) { return relu(v); }\n" + _USES.replace("CALL", "1.0f"), False),
+    ("template <typename T> T sq(T v) { return v * v; }\n" + _USES.replace("CALL", "sq<float>(x[0])"), True),
+    ("template <typename T> T sq(T v) { return v * v; }\n"
+     "template <typename T> __global__ void t(T* x) { x[threadIdx.x] = sq(x[0]); }\n"
+     "template __global__ void t<float>(float*);\n", True),
+    ("__device__ float relu(float x);\n" + _HOST_HELPER + _USES.replace("CALL", "relu(x[0])"), False),
+    (_HOST_HELPER + "struct S { __device__ float relu(float v) const { return v; } };\n"
+     "__global__ void k(float* x) { S s; x[threadIdx.x] = s.relu(x[0]); }\n", False),
+    (_HOST_HELPER + _USES.replace("CALL", "1.0f /* relu(x[0]) */"), False),
+]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+@pytest.mark.parametrize("src, fails", HOST_CALL_CASES)
+def test_host_function_calls_agree_with_nvcc(src, fails, tmp_path):
+    """A CP701 finding where nvcc's build fails, none where it builds; and its fix builds."""
+    path = tmp_path / "case.cu"
+    path.write_text(src)
+    built = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(path), "-o", str(tmp_path / "case.o")],
+                           capture_output=True, text=True)
+    assert (built.returncode != 0) == fails, built.stderr[-500:]
+    res = lint_source(src, "case.cu", rules=select(RULES, ["CP701"], []))
+    assert bool(res.findings) == fails, [f.message for f in res.findings]
+    if fails:
+        from analyzer.fix import apply
+
+        fixed, applied = apply(src.encode(), [e for f in res.findings for e in f.fix])
+        assert applied
+        path.write_bytes(fixed)
+        again = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(path), "-o", str(tmp_path / "case.o")],
+                               capture_output=True, text=True)
+        assert again.returncode == 0, (fixed.decode(), again.stderr[-500:])

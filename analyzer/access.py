@@ -342,6 +342,9 @@ class KernelAccesses:
     helper_shared: list = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     exits: list = field(default_factory=list)     # guards an early `return` left (`(c) == 0` after `if (c) return;`)
+    # the size nodes of local arrays whose size the walk found no constant for (CP705 asks which are
+    # run-time values: `float buf[n]` does not compile)
+    unsized_locals: list = field(default_factory=list)
     uses_double: bool = False
     uses_float: bool = False
     flops_per_thread: int = 0       # arithmetic operators seen, a static count
@@ -1230,6 +1233,8 @@ class _Walker:
                     size = decl.child_by_field_id(F_SIZE)
                     v = self.const_value(size) if size is not None else None
                     dims.append(count(v))
+                    if v is None and size is not None:
+                        self.out.unsized_locals.append(size)
                 decl = decl.child_by_field_id(F_DECLARATOR)
             if decl is None:
                 continue

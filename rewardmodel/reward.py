@@ -23,7 +23,8 @@ from typing import Mapping
 from analyzer import _fresh
 from analyzer.lint import split_name_expression
 from analyzer.parse import bound_threads, namespaces_of
-from analyzer.rules.build import host_calls_in_device_code
+from analyzer.rules.build import (host_calls_in_device_code, initialized_shared, kernels_returning_values,
+                                  launched_non_kernels, runtime_sized_arrays)
 from analyzer.rules.control import removed_warp_intrinsics
 from analyzer.rules.shared import extern_shared_conflicts
 from analyzer.rules.occupancy import DEFAULT_SMEM_LIMIT
@@ -243,8 +244,9 @@ def build_problems(result) -> list[str]:
     """Why the build of a linted source (an analyzer FileResult) fails, read without a compiler, as
     NVRTC and nvcc say (tests/test_rewardmodel.py checks each against NVRTC): calls of warp
     intrinsics without a lane mask (SY302), `extern __shared__` arrays of one name and two types
-    (SM203), device code calling the file's host functions (CP701), and a kernel's static shared
-    memory over 48 KB."""
+    (SM203), device code calling the file's host functions (CP701), a launch of a __device__
+    function (CP702), a kernel returning a value (CP703), an initialized __shared__ variable
+    (CP704), an array sized by a run-time value (CP705), and a kernel's static shared memory over 48 KB."""
     if not result.contexts:
         return []
     out = []
@@ -257,6 +259,18 @@ def build_problems(result) -> list[str]:
     for caller, callee, _ in host_calls_in_device_code(program):
         out.append(f"{caller.name} calls {callee.name}, a host function (no __device__): the build fails (\"calling a "
                    f"__host__ function from a __global__ function is not allowed\"); declare it __host__ __device__")
+    for launch, f in launched_non_kernels(program):
+        out.append(f"line {launch.line} launches {f.name}, a __device__ function: the build fails (\"a __device__ "
+                   "function call cannot be configured\"); declare it __global__ void")
+    for f, rtype in kernels_returning_values(program):
+        out.append(f"kernel {f.name} returns {program.text(rtype)}: the build fails (\"a __global__ function must have "
+                   "a void return type\"); return void and write results to memory")
+    for node, name in initialized_shared(program):
+        out.append(f"__shared__ variable {name} has an initializer (line {node.start_point[0] + 1}): the build fails "
+                   "(\"initializer not allowed for __shared__ variable\"); one thread sets it, then __syncthreads()")
+    for node, reads in runtime_sized_arrays(program, result.contexts):
+        out.append(f"array size `{program.text(node)}` (line {node.start_point[0] + 1}) reads {reads}, a run-time "
+                   "value: the build fails (device code has no variable-length arrays); size it with a constant")
     for ctx in result.contexts:
         if ctx.static_shared_bytes > STATIC_SHARED_LIMIT:
             out.append(f"{ctx.kernel.name} declares {ctx.static_shared_bytes:,} B of static shared memory, over the "

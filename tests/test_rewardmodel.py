@@ -401,6 +401,24 @@ def test_device_code_calling_a_host_function_fails_the_compile_gate():
     assert _gates("__host__ __device__ " + src).failed_gate is None
 
 
+def test_what_the_cp_rules_find_fails_the_compile_gate():
+    """A kernel returning a value, an initialized __shared__ variable, an array sized by a parameter
+    or by blockDim (CP703-CP705): the compile gate fails without a compiler, saying why."""
+    cases = {
+        "returns float": HONEST.replace("__global__ void k(", "__global__ float k(").replace(
+            "if (i < n) y[i] = 2.0f * x[i];", "if (i < n) y[i] = 2.0f * x[i];\n    return 0.0f;"),
+        "has an initializer": HONEST.replace("int i =", "__shared__ int count = 0;\n    int i =").replace(
+            "2.0f * x[i]", "2.0f * x[i] + count"),
+        "reads the parameter `n`": HONEST.replace("int i =", "float tmp[n];\n    int i =").replace(
+            "y[i] = 2.0f * x[i];", "{ tmp[0] = x[i]; y[i] = 2.0f * tmp[0]; }"),
+        "reads `blockDim`": HONEST.replace("int i =", "__shared__ float s[blockDim.x];\n    int i =").replace(
+            "y[i] = 2.0f * x[i];", "{ s[threadIdx.x] = x[i]; y[i] = 2.0f * s[threadIdx.x]; }"),
+    }
+    for says, src in cases.items():
+        br = _gates(src)
+        assert br.failed_gate == "compile" and says in br.gates["compile"].detail, (says, br.gates["compile"].detail)
+
+
 def test_the_compile_gate_agrees_with_nvrtc():
     """What the compile gate says of a source (overloads, static shared memory), decided without a
     compiler, is what NVRTC's build of it by name expression (the profiler's) says."""

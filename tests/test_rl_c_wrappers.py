@@ -67,6 +67,14 @@ def test_a_wrapper_known_not_to_build_fails_the_builds_gate_on_a_cpu(tmp_path):
     ev = evaluate_wrapper(get("c/dot/medium"), big, device="cpu")
     assert ev.failed_gate == "builds" and "65,536 B of static shared memory" in ev.gates["builds"].detail, ev.gates
     assert ev.gates["correct"].detail == "not run: it cannot build"
+    # a launch of a __device__ function (CP702), an initialized __shared__ array (CP704)
+    for broken, says in ((src.replace("__global__ void final_sum", "__device__ void final_sum", 1), "a __device__ function"),
+                         (src.replace("__shared__ double s[THREADS];", "__shared__ double s[THREADS] = {0};", 1),
+                          "has an initializer")):
+        assert broken != src
+        big.write_text(broken)
+        ev = evaluate_wrapper(get("c/dot/medium"), big, device="cpu")
+        assert ev.failed_gate == "builds" and says in ev.gates["builds"].detail, ev.gates
 
 
 def test_a_wrapper_launch_known_to_fail_fails_the_launch_gate_on_a_cpu(tmp_path):

@@ -297,43 +297,73 @@ def test_build_rules_agree_with_nvrtc(src, name):
     assert bool(res.findings) == (not built[0]), (built[3][:300], [f.message for f in res.findings])
 
 
-# CP701 against nvcc (NVRTC refuses every host function, called or not: the profiler hands it the
-# device code alone, where an undefined name fails all the same)
+# The CP rules against nvcc (NVRTC refuses every host function, called or not: the profiler hands
+# it the device code alone, where an undefined name fails all the same)
 _HOST_HELPER = "float relu(float x) { return x > 0.0f ? x : 0.0f; }\n"
 _USES = "__global__ void k(float* x) { x[threadIdx.x] = CALL; }\n"
-HOST_CALL_CASES = [
-    (_HOST_HELPER + _USES.replace("CALL", "relu(x[threadIdx.x])"), True),
-    (_HOST_HELPER.replace("float relu", "__host__ __device__ float relu") + _USES.replace("CALL", "relu(x[0])"), False),
-    (_HOST_HELPER + "__device__ float soft(float v) { return relu(v); }\n" + _USES.replace("CALL", "1.0f"), True),
-    (_HOST_HELPER + "__host__ __device__ float both(float v) { return relu(v); }\n" + _USES.replace("CALL", "1.0f"), False),
-    ("template <typename T> T sq(T v) { return v * v; }\n" + _USES.replace("CALL", "sq<float>(x[0])"), True),
-    ("template <typename T> T sq(T v) { return v * v; }\n"
+_SHARED = "__global__ void k(float* x, int n) { DECL; s[threadIdx.x % 4] = x[threadIdx.x]; __syncthreads(); x[0] = s[1]; }\n"
+_LOCAL = "__global__ void k(float* x, int n) { DECL; v[0] = x[0]; x[1] = v[0]; }\n"
+BUILD_RULE_CASES = [
+    ("CP701", _HOST_HELPER + _USES.replace("CALL", "relu(x[threadIdx.x])"), True),
+    ("CP701", _HOST_HELPER.replace("float relu", "__host__ __device__ float relu") + _USES.replace("CALL", "relu(x[0])"), False),
+    ("CP701", _HOST_HELPER + "__device__ float soft(float v) { return relu(v); }\n" + _USES.replace("CALL", "1.0f"), True),
+    ("CP701", _HOST_HELPER + "__host__ __device__ float both(float v) { return relu(v); }\n" + _USES.replace("CALL", "1.0f"), False),
+    ("CP701", "template <typename T> T sq(T v) { return v * v; }\n" + _USES.replace("CALL", "sq<float>(x[0])"), True),
+    ("CP701", "template <typename T> T sq(T v) { return v * v; }\n"
      "template <typename T> __global__ void t(T* x) { x[threadIdx.x] = sq(x[0]); }\n"
      "template __global__ void t<float>(float*);\n", True),
-    ("__device__ float relu(float x);\n" + _HOST_HELPER + _USES.replace("CALL", "relu(x[0])"), False),
-    (_HOST_HELPER + "struct S { __device__ float relu(float v) const { return v; } };\n"
+    ("CP701", "__device__ float relu(float x);\n" + _HOST_HELPER + _USES.replace("CALL", "relu(x[0])"), False),
+    ("CP701", _HOST_HELPER + "struct S { __device__ float relu(float v) const { return v; } };\n"
      "__global__ void k(float* x) { S s; x[threadIdx.x] = s.relu(x[0]); }\n", False),
-    (_HOST_HELPER + _USES.replace("CALL", "1.0f /* relu(x[0]) */"), False),
+    ("CP701", _HOST_HELPER + _USES.replace("CALL", "1.0f /* relu(x[0]) */"), False),
+    ("CP702", "__device__ void f(float* x) { x[threadIdx.x] = 1.0f; }\nvoid run(float* x) { f<<<1, 32>>>(x); }\n", True),
+    ("CP702", "__global__ void f(float* x) { x[threadIdx.x] = 1.0f; }\nvoid run(float* x) { f<<<1, 32>>>(x); }\n", False),
+    ("CP703", "__global__ int k(float* x) { x[0] = 1.0f; return 0; }\n", True),
+    ("CP703", "typedef void nothing;\n__global__ nothing k(float* x) { x[0] = 1.0f; }\n", False),
+    ("CP704", _SHARED.replace("DECL", "__shared__ float s[4] = {0}"), True),
+    ("CP704", _SHARED.replace("DECL", "__shared__ float s[4]"), False),
+    ("CP704", _SHARED.replace("DECL", "__shared__ int c{0}; __shared__ float s[4]; s[0] = c"), True),
+    ("CP705", _SHARED.replace("DECL", "__shared__ float s[blockDim.x]"), True),
+    ("CP705", _SHARED.replace("DECL", "__shared__ float s[n]"), True),
+    ("CP705", _LOCAL.replace("DECL", "float v[n]"), True),
+    ("CP705", _LOCAL.replace("DECL", "const int m = 4; float v[m]"), False),
+    ("CP705", "#define N 8\n" + _LOCAL.replace("DECL", "float v[N * 2]"), False),
+    ("CP705", "template <int B>\n" + _LOCAL.replace("DECL", "float v[B]") + "template __global__ void k<4>(float*, int);\n", False),
 ]
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
-@pytest.mark.parametrize("src, fails", HOST_CALL_CASES)
-def test_host_function_calls_agree_with_nvcc(src, fails, tmp_path):
-    """A CP701 finding where nvcc's build fails, none where it builds; and its fix builds."""
+@pytest.mark.parametrize("code, src, fails", BUILD_RULE_CASES)
+def test_build_rules_agree_with_nvcc(code, src, fails, tmp_path):
+    """A finding of the rule where nvcc's build fails, none where it builds; and the fixes build."""
     path = tmp_path / "case.cu"
     path.write_text(src)
     built = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(path), "-o", str(tmp_path / "case.o")],
                            capture_output=True, text=True)
     assert (built.returncode != 0) == fails, built.stderr[-500:]
-    res = lint_source(src, "case.cu", rules=select(RULES, ["CP701"], []))
+    res = lint_source(src, "case.cu", rules=select(RULES, [code], []))
     assert bool(res.findings) == fails, [f.message for f in res.findings]
-    if fails:
+    edits = [e for f in res.findings for e in f.fix]
+    if edits:
         from analyzer.fix import apply
 
-        fixed, applied = apply(src.encode(), [e for f in res.findings for e in f.fix])
+        fixed, applied = apply(src.encode(), edits)
         assert applied
         path.write_bytes(fixed)
         again = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(path), "-o", str(tmp_path / "case.o")],
                                capture_output=True, text=True)
         assert again.returncode == 0, (fixed.decode(), again.stderr[-500:])
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+@pytest.mark.parametrize("code", ["CP701", "CP702", "CP703", "CP704", "CP705", "SM203", "SY302"])
+def test_build_rule_fixtures_fail_where_marked(code, tmp_path):
+    """nvcc's errors in a build rule's fixture are on lines it marks (nvcc stops after its first
+    phase's errors: the marks may be more)."""
+    text = (FIXTURES / f"{code}.cu").read_text()
+    # CP701 leaves constexpr helpers alone: builds such as PyTorch's extensions allow them
+    flags = ["--expt-relaxed-constexpr"] if code == "CP701" else []
+    built = subprocess.run(["nvcc", "-arch=sm_90", *flags, "-c", str(FIXTURES / f"{code}.cu"), "-o", str(tmp_path / "f.o")],
+                           capture_output=True, text=True)
+    lines = {int(m.group(1)) for m in re.finditer(r"\.cu\((\d+)\): error", built.stderr)}
+    assert built.returncode != 0 and lines and lines <= expected_lines(text, code), built.stderr[-800:]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from ..fix import Edit
-from ..parse import FIELD, SCALAR_SIZES
+from ..parse import _WORD_BYTES, FIELD, SCALAR_SIZES
 from . import FileContext, Finding, rule
 
 # what may stand before a host function's declarator for its head to be read whole: without an
@@ -54,43 +54,62 @@ def host_calls_in_device_code(program) -> list[tuple[object, object, object]]:
     function) of a host function the file defines, by its plain name: the build fails ("calling a
     __host__ function from a __global__ function is not allowed"). A name with a device-callable
     definition or declaration anywhere in the file is left out (overloads, `__device__` prototypes)."""
-    hosts = {}
-    for f in program.functions:
-        if _plain_host_function(program, f):
-            hosts.setdefault(f.name, f)
+    functions = program.functions
+    hosts: dict[bytes, object] = {}
+    for f in functions:
+        if f.kind == "host" and f.name != "main":
+            hosts.setdefault(f.name.encode(), f)
     if not hosts:
         return []
-    callers = [f for f in program.functions if _device_caller(f)]
-    if not callers:
-        return []
-    device_names = {f.name for f in program.functions if f.kind != "host"}
     src = program.source
-    hosts = {n: f for n, f in hosts.items() if n not in device_names and not re.search(
-        rb"__device__[^;{}()]*\b" + re.escape(n.encode()) + rb"\s*\(", src)}
-    if not hosts:
-        return []
-    pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in hosts) + rb")\s*(?:<[^;{}()]*>\s*)?\(")
     out = []
-    for f in callers:
-        body = f.body
-        if body is None:
+    checked: dict[bytes, bool] = {}     # name -> a plain host function that nothing device-side shares
+    for caller in functions:
+        body = caller.body
+        if body is None or caller.kind == "host" or not _device_caller(caller):
             continue
-        for m in pattern.finditer(src, body.start_byte, body.end_byte):
-            if m.start() and src[m.start() - 1:m.start()] in (b".", b">", b":"):
-                continue        # a member (`x.f(`, `p->f(`) or another scope's (`ns::f(`)
-            node = body.descendant_for_byte_range(m.start(1), m.end(1))
-            if node is None or node.type != "identifier":
-                continue
-            call = node.parent
-            if call is not None and call.type == "template_function":
-                call = call.parent
-            if call is None or call.type not in _CALLS or call.child_by_field_id(FIELD.function) not in (
-                    node, node.parent):
-                continue
-            if not program.surely_compiled(node):
-                continue
-            out.append((f, hosts[m.group(1).decode()], node))
+        start, end = body.start_byte, body.end_byte
+        for name, callee in hosts.items():
+            at = src.find(name, start, end)     # the cheap test first: most bodies name no host function
+            while at >= 0:
+                after = at + len(name)
+                if (not at or src[at - 1] not in _WORD_BYTES) and after < end and src[after] not in _WORD_BYTES:
+                    ok = checked.get(name)
+                    if ok is None:
+                        ok = checked[name] = _only_host(program, name, callee)
+                    if not ok:
+                        break
+                    node = _call_name(program, body, at, after)
+                    if node is not None:
+                        out.append((caller, callee, node))
+                at = src.find(name, after, end)
     return out
+
+
+def _only_host(program, name: bytes, callee) -> bool:
+    """Whether `name` is a plain host function of the file (its own head says so) that no
+    device-callable definition or `__device__` declaration shares."""
+    text = name.decode()
+    if not _plain_host_function(program, callee) or any(
+            f.name == text and f.kind != "host" for f in program.functions):
+        return False
+    return re.search(rb"__device__[^;{}()]*\b" + re.escape(name) + rb"\s*\(", program.source) is None
+
+
+def _call_name(program, body, at: int, after: int):
+    """The identifier node at [at, after) where it names the function of a call (`f(...)`,
+    `f<float>(...)`), not a member's (`x.f(`) or another scope's (`ns::f(`); None otherwise."""
+    if at and program.source[at - 1:at] in (b".", b">", b":"):
+        return None
+    node = body.descendant_for_byte_range(at, after)
+    if node is None or node.type != "identifier":
+        return None
+    call = node.parent
+    if call is not None and call.type == "template_function":
+        call = call.parent
+    if call is None or call.type not in _CALLS or call.child_by_field_id(FIELD.function) not in (node, node.parent):
+        return None
+    return node if program.surely_compiled(node) else None
 
 
 def _qualify(program, callee) -> tuple[Edit, ...]:
@@ -142,3 +161,244 @@ def host_function_in_device_code(ctx: FileContext, r):
                       f"the build fails (calling a __host__ function from a {space} function is not allowed); "
                       f"declare it `__host__ __device__`", program.path, line, col, caller.name,
                       {"callee": callee.name, "callee_line": callee.line}, _qualify(program, callee))
+
+
+@rule("CP702", "launch-of-non-kernel", "error",
+      "A `<<<...>>>` launch of a `__device__` function, which does not compile.",
+      """
+      What it does
+          Finds chevron launches (`f<<<grid, block>>>(...)`) of a name the file defines only as a
+          `__device__` function. (A launched function without qualifiers is read as a kernel
+          whose `__global__` a header's macro holds.)
+
+      Why is this bad?
+          Only a `__global__` function can be launched: nvcc fails with "a __device__ function
+          call cannot be configured".
+
+      Example
+          __device__ void fill(float* x) { x[threadIdx.x] = 1.0f; }
+          fill<<<1, 256>>>(x);
+
+      Use instead
+          __global__ void fill(float* x) { x[threadIdx.x] = 1.0f; }
+          fill<<<1, 256>>>(x);
+      """, scope="file")
+def launch_of_non_kernel(ctx: FileContext, r):
+    program = ctx.program
+    for launch, f in launched_non_kernels(program):
+        yield Finding(r.code, r.name, r.severity,
+                      f"`{f.name}` is launched with <<<...>>> but is a __device__ function (line {f.line}): the build "
+                      "fails (\"a __device__ function call cannot be configured\"); declare it `__global__ void`",
+                      program.path, launch.line, launch.col, f.name, {"defined_line": f.line})
+
+
+def launched_non_kernels(program) -> list[tuple[object, object]]:
+    """(launch, the function it names) of each chevron launch of a name the file defines only as a
+    `__device__` function."""
+    if not program.launches:
+        return []
+    by_name: dict[str, list] = {}
+    for f in program.functions:
+        by_name.setdefault(f.name, []).append(f)
+    out = []
+    lines = None
+    for launch in program.launches:
+        defs = by_name.get(launch.kernel)
+        # a launched function without qualifiers is taken for a kernel whose `__global__` a header's
+        # macro holds (parse: _launched_are_kernels); a `__device__` one is no kernel
+        if not defs or any(f.kind != "device" for f in defs):
+            continue
+        lines = lines if lines is not None else program.source.split(b"\n")
+        text = lines[launch.line - 1][launch.col - 1:] if 0 < launch.line <= len(lines) else b""
+        if not re.match(rb"[\w:]+\s*(?:<[^;()]*?>\s*)?<<<", text):
+            continue            # `cudaLaunchKernel((void*)f, ...)` and other forms: their own errors
+        out.append((launch, defs[0]))
+    return out
+
+
+@rule("CP703", "kernel-returns-value", "error",
+      "A `__global__` function with a return type other than `void`, which does not compile.",
+      """
+      What it does
+          Reports kernels declared with a return type other than `void` (a type the file knows:
+          a builtin, a struct, an alias; not a macro from a header).
+
+      Why is this bad?
+          A launch has no caller to return to: nvcc fails with "a __global__ function must have a
+          void return type". Results go through memory.
+
+      Example
+          __global__ float dot(const float* a, const float* b) { ... return s; }
+
+      Use instead
+          __global__ void dot(const float* a, const float* b, float* out) { ... atomicAdd(out, s); }
+      """, scope="file")
+def kernel_returns_value(ctx: FileContext, r):
+    program = ctx.program
+    for f, rtype in kernels_returning_values(program):
+        line = rtype.start_point[0] + 1
+        yield Finding(r.code, r.name, r.severity,
+                      f"kernel {f.name} returns `{program.text(rtype)}`: the build fails (\"a __global__ function "
+                      "must have a void return type\"); return void and write the result to memory",
+                      program.path, line, program.original_column(line, rtype.start_point[1] + 1), f.name)
+
+
+def kernels_returning_values(program) -> list[tuple[object, object]]:
+    """(kernel, its return type's node) of each kernel whose return type is a known type but void."""
+    out = []
+    known = None
+    for f in program.functions:
+        if f.kind != "global":
+            continue
+        rtype = f.node.child_by_field_id(FIELD.type)
+        if rtype is None or rtype.type not in ("primitive_type", "sized_type_specifier", "type_identifier"):
+            continue
+        name = program.text(rtype)
+        if name == "void":
+            continue
+        if rtype.type == "type_identifier":
+            known = known or (set(SCALAR_SIZES) | set(program.structs))
+            if program.resolve_type(name) not in known:
+                continue        # a macro or a header's type: maybe void
+        if program.resolve_type(name) == "void" or not program.surely_compiled(rtype):
+            continue
+        out.append((f, rtype))
+    return out
+
+
+@rule("CP704", "shared-initializer", "error",
+      "A `__shared__` variable declared with an initializer (`__shared__ int count = 0;`), which does not compile.",
+      """
+      What it does
+          Reports `__shared__` declarations with an initializer: `= value`, `= {...}` or `{...}`.
+
+      Why is this bad?
+          Shared memory belongs to the block and has no start value: nvcc fails with
+          "initializer not allowed for __shared__ variable". Had it compiled, every thread would
+          write it while others already use it.
+
+      Example
+          __shared__ int count = 0;
+
+      Use instead
+          __shared__ int count;
+          if (threadIdx.x == 0) count = 0;
+          __syncthreads();
+      """, scope="file")
+def shared_initializer(ctx: FileContext, r):
+    program = ctx.program
+    for node, name in initialized_shared(program):
+        line = node.start_point[0] + 1
+        yield Finding(r.code, r.name, r.severity,
+                      f"`__shared__` variable `{name}` has an initializer: the build fails (\"initializer not "
+                      "allowed for __shared__ variable\"); declare it without one, have one thread set it, then "
+                      "`__syncthreads()`", program.path, line, program.original_column(line, node.start_point[1] + 1),
+                      _function_at(program, node.start_byte))
+
+
+def initialized_shared(program) -> list[tuple[object, str]]:
+    """(the declarator's node, the variable's name) of each `__shared__` declaration with an initializer."""
+    src = program.source
+    if b"__shared__" not in src:
+        return []
+    out = []
+    root = program.tree.root_node
+    at = src.find(b"__shared__")
+    while at >= 0:
+        decl = root.descendant_for_byte_range(at, at + 10)
+        at = src.find(b"__shared__", at + 10)
+        for _ in range(3):      # the keyword, its type_qualifier, the declaration
+            if decl is None or decl.type == "declaration":
+                break
+            decl = decl.parent
+        if decl is None or decl.type != "declaration":
+            continue
+        for d in decl.children_by_field_name("declarator"):
+            if d.type != "init_declarator":
+                continue
+            inner = d.child_by_field_id(FIELD.declarator)
+            while inner is not None and inner.type in ("array_declarator", "pointer_declarator"):
+                inner = inner.child_by_field_id(FIELD.declarator)
+            if inner is not None and program.surely_compiled(d):
+                out.append((d, program.text(inner)))
+    return out
+
+
+def _function_at(program, at: int) -> str:
+    return next((f.name for f in program.functions if f.node.start_byte <= at < f.node.end_byte), "")
+
+
+# what no compile-time constant is: a thread's or launch's coordinates, the warp size (a variable)
+_RUNTIME = frozenset(("threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"))
+_WORDS = re.compile(r"[A-Za-z_]\w*")
+
+
+@rule("CP705", "variable-length-array", "error",
+      "An array in device code sized by a run-time value (`float buf[n]`, `__shared__ float s[blockDim.x]`).",
+      """
+      What it does
+          Reports local and `__shared__` arrays of kernels and the device functions they call
+          whose size reads a function parameter (a run-time value even where `const`), the
+          thread geometry (`blockDim.x`) or `warpSize`. Sizes from macros, `constexpr` and
+          template parameters are constants.
+
+      Why is this bad?
+          Device code has no variable-length arrays: nvcc fails with "expression must have a
+          constant value" (local) or "a variable length array cannot have static storage
+          duration" (`__shared__`).
+
+      Example
+          __global__ void k(const float* x, int n) {
+            __shared__ float tile[blockDim.x];
+            float vals[n];
+
+      Use instead
+          template <int BLOCK, int N> __global__ void k(const float* x) {
+            __shared__ float tile[BLOCK];       // or extern __shared__ float tile[]; sized at launch
+            float vals[N];
+      """, scope="file")
+def variable_length_array(ctx: FileContext, r):
+    program = ctx.program
+    for node, reason in runtime_sized_arrays(program, ctx.kernels):
+        line = node.start_point[0] + 1
+        yield Finding(r.code, r.name, r.severity,
+                      f"array size `{program.text(node)}` reads {reason}, a run-time value: the build fails (device "
+                      "code has no variable-length arrays); size it with a constant or a template parameter, or "
+                      "use dynamic shared memory (`extern __shared__`) sized at launch", program.path, line,
+                      program.original_column(line, node.start_point[1] + 1), _function_at(program, node.start_byte))
+
+
+def runtime_sized_arrays(program, kernels) -> list[tuple[object, str]]:
+    """(size node, what it reads) of each array in device code sized by a run-time value: the
+    `__shared__` arrays the parser recorded and the local ones the kernels' walks met."""
+    sizes = []
+    for f in program.functions:
+        if f.kind != "host":
+            for a in f.shared:
+                sizes += [(f, n) for d, n in zip(a.dims, a.size_nodes) if d is None and n is not None]
+    seen = set()
+    for ctx in kernels:
+        for n in ctx.accesses.unsized_locals:
+            if n.start_byte not in seen:
+                seen.add(n.start_byte)
+                sizes.append((None, n))
+    out = []
+    for f, node in sizes:
+        if f is None:
+            at = node.start_byte
+            f = next((g for g in program.functions if g.node.start_byte <= at < g.node.end_byte), None)
+            if f is None:
+                continue
+        text = program.text(node)
+        if "sizeof" in text:
+            continue            # `sizeof(n)` is a constant whatever n holds
+        words = set(_WORDS.findall(text))
+        runtime = sorted(words & _RUNTIME)
+        # a parameter of a builtin number type (one of a class type may carry a constant: a static
+        # extent's `.value()`)
+        params = sorted(w for w in words if w not in f.template_params and w not in program.constants and (
+            (p := f.param(w)) is not None and not p.pointer and not p.dims and p.type in SCALAR_SIZES))
+        if not (runtime or params) or not program.surely_compiled(node):
+            continue
+        out.append((node, f"`{runtime[0]}`" if runtime else f"the parameter `{params[0]}`"))
+    return out

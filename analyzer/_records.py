@@ -68,3 +68,20 @@ class lazy:
         value = self.func(obj)
         obj.__dict__[self.name] = value
         return value
+
+
+def once_per_program(fn):
+    """Memoize `fn(program, ...)` in the program's `__dict__`: a check that both a lint rule and
+    the reward's build gate ask of one parsed file (analyzer.rules.build) runs once. The further
+    arguments must be the same at every call for a program (the lint's kernel contexts)."""
+    key = "_once_" + fn.__name__
+
+    def wrapper(program, *rest):
+        d = program.__dict__
+        if key in d:
+            return d[key]
+        value = d[key] = fn(program, *rest)
+        return value
+    wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    wrapper.__wrapped__ = fn
+    return wrapper

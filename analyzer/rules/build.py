@@ -5,6 +5,7 @@ import re
 
 from ..fix import Edit
 from ..parse import _WORD_BYTES, FIELD, SCALAR_SIZES
+from .._records import once_per_program
 from . import FileContext, Finding, rule
 
 # what may stand before a host function's declarator for its head to be read whole: without an
@@ -49,6 +50,7 @@ def _device_caller(f) -> bool:
     return f.kind == "device" and "__device__" in types and "__host__" not in types
 
 
+@once_per_program
 def host_calls_in_device_code(program) -> list[tuple[object, object, object]]:
     """(caller, callee, call's name node) of each call from device code (a kernel, a `__device__`
     function) of a host function the file defines, by its plain name: the build fails ("calling a
@@ -192,6 +194,7 @@ def launch_of_non_kernel(ctx: FileContext, r):
                       program.path, launch.line, launch.col, f.name, {"defined_line": f.line})
 
 
+@once_per_program
 def launched_non_kernels(program) -> list[tuple[object, object]]:
     """(launch, the function it names) of each chevron launch of a name the file defines only as a
     `__device__` function."""
@@ -243,6 +246,7 @@ def kernel_returns_value(ctx: FileContext, r):
                       program.path, line, program.original_column(line, rtype.start_point[1] + 1), f.name)
 
 
+@once_per_program
 def kernels_returning_values(program) -> list[tuple[object, object]]:
     """(kernel, its return type's node) of each kernel whose return type is a known type but void."""
     out = []
@@ -296,6 +300,7 @@ def shared_initializer(ctx: FileContext, r):
                       _function_at(program, node.start_byte))
 
 
+@once_per_program
 def initialized_shared(program) -> list[tuple[object, str]]:
     """(the declarator's node, the variable's name) of each `__shared__` declaration with an initializer."""
     src = program.source
@@ -305,15 +310,18 @@ def initialized_shared(program) -> list[tuple[object, str]]:
     root = program.tree.root_node
     at = src.find(b"__shared__")
     while at >= 0:
-        decl = root.descendant_for_byte_range(at, at + 10)
-        at = src.find(b"__shared__", at + 10)
+        start, at = at, src.find(b"__shared__", at + 10)
+        end = src.find(b";", start)
+        if end < 0 or (src.find(b"=", start, end) < 0 and src.find(b"{", start, end) < 0):
+            continue            # the usual declaration, `__shared__ float s[32];`: no tree to look at
+        decl = root.descendant_for_byte_range(start, start + 10)
         for _ in range(3):      # the keyword, its type_qualifier, the declaration
             if decl is None or decl.type == "declaration":
                 break
             decl = decl.parent
         if decl is None or decl.type != "declaration":
             continue
-        for d in decl.children_by_field_name("declarator"):
+        for d in decl.children_by_field_id(FIELD.declarator):
             if d.type != "init_declarator":
                 continue
             inner = d.child_by_field_id(FIELD.declarator)
@@ -368,6 +376,7 @@ def variable_length_array(ctx: FileContext, r):
                       program.original_column(line, node.start_point[1] + 1), _function_at(program, node.start_byte))
 
 
+@once_per_program
 def runtime_sized_arrays(program, kernels) -> list[tuple[object, str]]:
     """(size node, what it reads) of each array in device code sized by a run-time value: the
     `__shared__` arrays the parser recorded and the local ones the kernels' walks met."""

@@ -9,6 +9,7 @@ import numpy as np
 from .. import models
 from .. import symbolic as S
 from ..parse import _WORD_BYTES
+from .._records import once_per_program
 from . import FileContext, Finding, KernelContext, rule
 
 BLOCK_BARRIERS = frozenset(("__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
@@ -396,6 +397,7 @@ _NOT_CODE = frozenset(("comment", "string_literal", "string_content", "raw_strin
                        "system_lib_string", "escape_sequence"))
 
 
+@once_per_program
 def removed_warp_intrinsics(program) -> list[tuple[str, object]]:
     """The calls of legacy warp intrinsics the build cannot take, (name, name's node) in source
     order: not in comments or strings, surely compiled (not under `#if CUDART_VERSION < 9000`, nor

@@ -8,6 +8,7 @@ import re
 from .. import models
 from .. import symbolic as S
 from ..parse import SCALAR_SIZES, namespaces_of
+from .._records import once_per_program
 from . import FileContext, Finding, KernelContext, assumed_text, rule
 from .control import BLOCK_BARRIERS
 from .memory import ALIGNED_VECTORS, VECTOR_FIELD
@@ -380,6 +381,7 @@ def _extern_declaration(program, arr):
     return program.tree.root_node.descendant_for_byte_range(m.start(1), m.end(1)) if m else None
 
 
+@once_per_program
 def extern_shared_conflicts(program) -> list[tuple[int, int, str, str]]:
     """`extern __shared__` arrays of one name and scope with two element types (in two functions,
     or in one template kernel instantiated with two types): every such array of a file is one

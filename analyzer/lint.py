@@ -681,10 +681,12 @@ def _lint_source(source, path, settings, rules, launches, kernels, default_launc
         if held:
             result.notes.append(f"{path}:{ctx.kernel.line}: kernel {ctx.kernel.name}: {held}")
     findings: list[Finding] = []
+    file_ctx = None
     for r in rules.values():
         if r.scope == "file":
+            file_ctx = file_ctx or FileContext(program, contexts, settings.options, note_problems)
             try:
-                findings.extend(r.check(FileContext(program, contexts, settings.options, note_problems)))
+                findings.extend(r.check(file_ctx))
             except RecursionError:
                 result.notes.append(f"{path}: rule {r.code} stopped: nesting too deep")
             continue

@@ -322,6 +322,17 @@ class Program:
         line, its column moved back over the macro expansions before it on that line."""
         if not self.shifts or line < 1:
             return col
+        starts = self.line_starts()
+        if line > len(starts):
+            return col
+        start = starts[line - 1]
+        at = start + col - 1
+        inside = self.expansion_at(at)      # in a macro's expansion: the invocation's column
+        return (inside[2] if inside is not None else _original_offset(self.shifts, at)) - \
+            _original_offset(self.shifts, start) + 1
+
+    def line_starts(self) -> list[int]:
+        """The byte offset in `source` where each line starts (index 0: line 1); made once."""
         starts = self.__dict__.get("_line_starts")
         if starts is None:
             starts = [0]
@@ -330,13 +341,7 @@ class Program:
                 starts.append(at + 1)
                 at = self.source.find(b"\n", at + 1)
             self.__dict__["_line_starts"] = starts
-        if line > len(starts):
-            return col
-        start = starts[line - 1]
-        at = start + col - 1
-        inside = self.expansion_at(at)      # in a macro's expansion: the invocation's column
-        return (inside[2] if inside is not None else _original_offset(self.shifts, at)) - \
-            _original_offset(self.shifts, start) + 1
+        return starts
 
     @property
     def kernels(self) -> list[Function]:

@@ -371,11 +371,10 @@ def _canonical(program, type_name: str) -> str | None:
 def _extern_declaration(program, arr):
     """The identifier node of an `extern __shared__` array's declaration (SharedArray has its line)."""
     src = program.source
-    start = 0
-    for _ in range(arr.line - 1):
-        start = src.find(b"\n", start) + 1
-        if start == 0:
-            return None
+    starts = program.line_starts()
+    if not 0 < arr.line <= len(starts):
+        return None
+    start = starts[arr.line - 1]
     m = re.compile(rb"\bextern\b[^;{}]*?\b(" + re.escape(arr.name.encode()) + rb")\s*\[").search(
         src, start, start + 400)
     return program.tree.root_node.descendant_for_byte_range(m.start(1), m.end(1)) if m else None

@@ -2,7 +2,7 @@
 
 A fix is a set of `Edit`s, each a replacement of the exact text a finding names at its position
 (line and 1-based byte column, as tree-sitter counts them). An edit applies only where the file
-still reads that text there, as a whole token: code that came from a macro's expansion, a position
+still reads that text there, as whole tokens: code that came from a macro's expansion, a position
 moved by the pre-pass, or a file changed since the lint, is left alone (the finding stays).
 """
 from __future__ import annotations
@@ -43,9 +43,11 @@ def apply(data: bytes, edits: Iterable[Edit]) -> tuple[bytes, list[Edit]]:
         if start is None or not old or data[start:start + len(old)] != old:
             continue
         end = start + len(old)
-        if end < len(data) and data[end] in _TOKEN_CHARS:
+        # the edit's text must end a token and start one where it ends and starts with a token's
+        # characters (`(` ends one itself); bytes index to ints, as _TOKEN_CHARS holds
+        if end < len(data) and data[end] in _TOKEN_CHARS and old[-1] in _TOKEN_CHARS:
             continue
-        if start > 0 and data[start - 1] in _TOKEN_CHARS and old[:1] in _TOKEN_CHARS:
+        if start > 0 and data[start - 1] in _TOKEN_CHARS and old[0] in _TOKEN_CHARS:
             continue
         placed.setdefault(start, (end, e))
     out, applied, pos = [], [], 0

@@ -37,6 +37,9 @@ def test_apply_replaces_whole_tokens_where_the_text_still_reads_them():
                                 Edit(1, 6, "0.5", "0.5f"), Edit(9, 1, "x", "y"), Edit(1, 0, "a", "b")])
     assert out == b"a = 0.5f * x;\r\nb = 1.05 * y + 1.0f;\n"
     assert applied == [Edit(1, 5, "0.5", "0.5f"), Edit(2, 16, "1.0", "1.0f")]
+    # an edit inside a token is none: `x10`'s `10`; one whose text ends in `(` may be followed by a name
+    out, applied = apply(b"x10 = f(a);\n", [Edit(1, 2, "10", "11"), Edit(1, 7, "f(", "g(1, ")])
+    assert out == b"x10 = g(1, a);\n" and applied == [Edit(1, 7, "f(", "g(1, ")]
     # two edits over the same bytes: the first by position wins
     out, applied = apply(b"x = 2.0;\n", [Edit(1, 5, "2.0", "2.0f"), Edit(1, 5, "2.0", "2.f")])
     assert out == b"x = 2.0f;\n" and len(applied) == 1
@@ -140,7 +143,7 @@ def test_json_and_rules_say_what_is_fixable(tmp_path, capsys):
     assert findings and all(f["fix"] and f["fix"][0]["new"].endswith("f") for f in findings)
     code, out, _ = run(["rules", "--format", "json"], capsys)
     fixable = {r["code"] for r in json.loads(out) if r["fixable"]}
-    assert fixable == {"FP501", "CP701"}
+    assert fixable == {"FP501", "CP701", "SY302"}
     code, out, _ = run(["rules", "--explain", "FP501"], capsys)
     assert "lint --fix" in out
 

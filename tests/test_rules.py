@@ -316,6 +316,10 @@ BUILD_RULE_CASES = [
     ("CP701", _HOST_HELPER + "struct S { __device__ float relu(float v) const { return v; } };\n"
      "__global__ void k(float* x) { S s; x[threadIdx.x] = s.relu(x[0]); }\n", False),
     ("CP701", _HOST_HELPER + _USES.replace("CALL", "1.0f /* relu(x[0]) */"), False),
+    ("SY302", _USES.replace("CALL", "x[0] + __shfl_down(x[0], 1)"), True),
+    ("SY302", _USES.replace("CALL", "x[0] + __shfl_xor (x[0], 2, 16)"), True),
+    ("SY302", _USES.replace("CALL", "(float)__ballot(x[0] > 0.0f) + __any(x[1] > 0.0f)"), True),
+    ("SY302", _USES.replace("CALL", "x[0] + __shfl_down_sync(0xffffffff, x[0], 1)"), False),
     ("CP702", "__device__ void f(float* x) { x[threadIdx.x] = 1.0f; }\nvoid run(float* x) { f<<<1, 32>>>(x); }\n", True),
     ("CP702", "__global__ void f(float* x) { x[threadIdx.x] = 1.0f; }\nvoid run(float* x) { f<<<1, 32>>>(x); }\n", False),
     ("CP703", "__global__ int k(float* x) { x[0] = 1.0f; return 0; }\n", True),

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import models
 from .. import symbolic as S
+from ..fix import Edit
 from ..parse import _WORD_BYTES
 from .._records import once_per_program
 from . import FileContext, Finding, KernelContext, rule
@@ -456,7 +457,10 @@ def _unused_helper(program, at: int) -> bool:
       Use instead
           for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffff, v, d);
           // 0xffffffff where every lane of the warp reaches the call; else the mask of those that do
-      """, scope="file")
+
+      `--fix` writes the `_sync` form: shuffles with the full mask (what the legacy shuffle
+      assumed), votes with `__activemask()` (the lanes the legacy vote counted).
+      """, scope="file", fixable=True)
 def legacy_warp_intrinsic(ctx: FileContext, r):
     program = ctx.program
     for name, node in removed_warp_intrinsics(program):
@@ -465,10 +469,32 @@ def legacy_warp_intrinsic(ctx: FileContext, r):
         at = node.start_byte
         kernel = next((f.name for f in program.functions if f.node.start_byte <= at < f.node.end_byte), "")
         says = _COMPILER_SAYS["vote" if name in _VOTES else "shfl"].format(name=name)
+        mask = _FIX_MASK["vote" if name in _VOTES else "shfl"]
         yield Finding(r.code, r.name, r.severity,
                       f"`{name}` has no lane mask: sm_70 and later do not have it (the build fails: {says}); call "
-                      f"`{name}_sync(mask, ...)` with the lanes that take part (0xffffffff where the whole warp "
-                      "reaches the call)", program.path, line, col, kernel, {"intrinsic": name})
+                      f"`{name}_sync(mask, ...)` with the lanes that take part (the fix: `{name}_sync({mask}, ...)`)",
+                      program.path, line, col, kernel, {"intrinsic": name}, _sync_fix(program, node, name, mask, line, col))
+
+
+# The fix's masks. A legacy vote counted the lanes active at the call: `__activemask()` is that, exactly.
+# A legacy shuffle assumed the whole warp (a lane that did not take part gave an undefined value):
+# the full mask says the same, and is what CUDA 9's own ports wrote.
+_FIX_MASK = {"vote": "__activemask()", "shfl": "0xffffffff"}
+
+
+def _sync_fix(program, node, name: str, mask: str, line: int, col: int) -> tuple:
+    """`__shfl_down(v, d)` -> `__shfl_down_sync(0xffffffff, v, d)`: one edit of the name through its
+    `(`, where the file has them as the parse saw them (not moved by a macro's expansion)."""
+    src = program.source
+    end = node.end_byte
+    paren = end
+    while paren < len(src) and src[paren] in b" \t":
+        paren += 1
+    if paren >= len(src) or src[paren:paren + 1] != b"(" or program.expansion_at(node.start_byte) is not None \
+            or col != node.start_point[1] + 1:
+        return ()
+    old = src[node.start_byte:paren + 1].decode()
+    return (Edit(line, col, old, f"{name}_sync({mask}, "),)
 
 
 # what the build says of each (nvcc 13, sm_90): the shuffles are not declared; the votes are, as

@@ -128,6 +128,12 @@ def _qualify(program, callee) -> tuple[Edit, ...]:
     return (Edit(line, col, old, "__host__ __device__ " + old),)
 
 
+def _position(program, node) -> tuple[int, int]:
+    """A node's 1-based line and column in the file as written (columns moved back over macro expansions)."""
+    line = node.start_point[0] + 1
+    return line, program.original_column(line, node.start_point[1] + 1)
+
+
 @rule("CP701", "host-function-in-device-code", "error",
       "Device code calling a host function of the file (one without `__device__`), which does not compile.",
       """
@@ -155,8 +161,7 @@ def _qualify(program, callee) -> tuple[Edit, ...]:
 def host_function_in_device_code(ctx: FileContext, r):
     program = ctx.program
     for caller, callee, node in host_calls_in_device_code(program):
-        line = node.start_point[0] + 1
-        col = program.original_column(line, node.start_point[1] + 1)
+        line, col = _position(program, node)
         space = "__global__" if caller.kind == "global" else "__device__"
         yield Finding(r.code, r.name, r.severity,
                       f"{caller.name} calls `{callee.name}`, a host function (line {callee.line}, no `__device__`): "
@@ -239,11 +244,10 @@ def launched_non_kernels(program) -> list[tuple[object, object]]:
 def kernel_returns_value(ctx: FileContext, r):
     program = ctx.program
     for f, rtype in kernels_returning_values(program):
-        line = rtype.start_point[0] + 1
         yield Finding(r.code, r.name, r.severity,
                       f"kernel {f.name} returns `{program.text(rtype)}`: the build fails (\"a __global__ function "
                       "must have a void return type\"); return void and write the result to memory",
-                      program.path, line, program.original_column(line, rtype.start_point[1] + 1), f.name)
+                      program.path, *_position(program, rtype), f.name)
 
 
 @once_per_program
@@ -292,12 +296,10 @@ def kernels_returning_values(program) -> list[tuple[object, object]]:
 def shared_initializer(ctx: FileContext, r):
     program = ctx.program
     for node, name in initialized_shared(program):
-        line = node.start_point[0] + 1
         yield Finding(r.code, r.name, r.severity,
                       f"`__shared__` variable `{name}` has an initializer: the build fails (\"initializer not "
                       "allowed for __shared__ variable\"); declare it without one, have one thread set it, then "
-                      "`__syncthreads()`", program.path, line, program.original_column(line, node.start_point[1] + 1),
-                      _function_at(program, node.start_byte))
+                      "`__syncthreads()`", program.path, *_position(program, node), _function_at(program, node.start_byte))
 
 
 @once_per_program
@@ -368,12 +370,11 @@ _WORDS = re.compile(r"[A-Za-z_]\w*")
 def variable_length_array(ctx: FileContext, r):
     program = ctx.program
     for node, reason in runtime_sized_arrays(program, ctx.kernels):
-        line = node.start_point[0] + 1
         yield Finding(r.code, r.name, r.severity,
                       f"array size `{program.text(node)}` reads {reason}, a run-time value: the build fails (device "
                       "code has no variable-length arrays); size it with a constant or a template parameter, or "
-                      "use dynamic shared memory (`extern __shared__`) sized at launch", program.path, line,
-                      program.original_column(line, node.start_point[1] + 1), _function_at(program, node.start_byte))
+                      "use dynamic shared memory (`extern __shared__`) sized at launch", program.path,
+                      *_position(program, node), _function_at(program, node.start_byte))
 
 
 @once_per_program

@@ -22,10 +22,10 @@ from typing import Mapping
 
 from analyzer import _fresh
 from analyzer.lint import split_name_expression
-from analyzer.parse import bound_threads, namespaces_of
+from analyzer.parse import _WORD_BYTES, bound_threads, namespaces_of
 from analyzer.rules.build import (host_calls_in_device_code, initialized_shared, kernels_returning_values,
                                   launched_non_kernels, runtime_sized_arrays)
-from analyzer.rules.control import removed_warp_intrinsics
+from analyzer.rules.control import NOT_CODE, removed_warp_intrinsics
 from analyzer.rules.shared import extern_shared_conflicts
 from analyzer.rules.occupancy import DEFAULT_SMEM_LIMIT
 
@@ -279,6 +279,49 @@ def build_problems(result) -> list[str]:
     return out
 
 
+# `std::min`, `std::numeric_limits<float>::max()`...: the profiler builds device code with NVRTC and no
+# host headers, where namespace std has no members (NVRTC: namespace "std" has no member "min"). nvcc's
+# builds differ (<cmath>'s device overloads; std::min with --expt-relaxed-constexpr): only the NVRTC
+# harness asks. (Literal-led: the byte before a match is checked, not tried at every byte.)
+_STD_NAME = re.compile(rb"std\s*::\s*([A-Za-z_]\w*)")
+
+
+def nvrtc_std_names(program) -> list[str]:
+    """The `std::` names device code (kernel and `__device__` bodies) uses, which NVRTC without
+    host headers does not have; not in comments or strings, not `cuda::std::`, not where the file
+    declares a `namespace std` of its own, only code the build surely compiles."""
+    src = program.source
+    if b"std" not in src or re.search(rb"\bnamespace\s+std\b", src):
+        return []
+    found: list[str] = []
+    root = None
+    for m in _STD_NAME.finditer(src):
+        at = m.start()
+        if at and (src[at - 1] in _WORD_BYTES or src[at - 1] == 58):     # `cuda::std::`, `mystd::`
+            continue
+        if not any(f.kind != "host" and f.body is not None and f.body.start_byte <= at < f.body.end_byte
+                   for f in program.functions):
+            continue
+        root = root or program.tree.root_node
+        node = root.descendant_for_byte_range(at, at + 3)
+        if node is None or node.type in NOT_CODE or not program.surely_compiled(node):
+            continue
+        name = "std::" + m.group(1).decode()
+        if name not in found:
+            found.append(name)
+    return found
+
+
+def nvrtc_std_problem(program) -> str:
+    """Why the profiler's NVRTC build of this device code fails on `std::` names; "" if it does not."""
+    names = nvrtc_std_names(program)
+    if not names:
+        return ""
+    return (f"device code uses {', '.join(names)}: the profiler builds it with NVRTC and no host headers, where "
+            f"namespace std has none of them (NVRTC: namespace \"std\" has no member \"{names[0][5:]}\"); use "
+            "CUDA's device functions (min, max, fminf, sqrtf, fabsf, INFINITY, FLT_MAX...)")
+
+
 def overload_problem(program, kernel, templated: bool = False) -> str:
     """Why a harness cannot look `kernel` (a parse.Function) up by its name: it is overloaded (`k(float*)` and
     `k(double*)`; NVRTC's name expression, as analyzer.profile registers it, "cannot determine which
@@ -348,11 +391,11 @@ def _findings(feat: F.Features, kernel: str) -> list[str]:
 def score_launch(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mapping[str, float] | None = None,
                  problem: F.Problem | None = None, arch: str = "sm_90", ptxas: bool = False, model=None,
                  baseline_ms: float | None = None, config: RewardConfig | None = None, path: str = "<candidate>",
-                 measurement: Measurement | None = None) -> dict:
+                 measurement: Measurement | None = None, harness: str = "nvrtc") -> dict:
     """The whole reward of one launch as plain data (the CLI's `predict` and the trainers' logs)."""
     br, feat, pred = reward(source, kernel, grid=grid, block=block, smem=smem, args=args, problem=problem, arch=arch,
                             ptxas=ptxas, model=model, baseline_ms=baseline_ms, config=config, path=path,
-                            measurement=measurement)
+                            measurement=measurement, harness=harness)
     out = {"kernel": kernel, "breakdown": br.to_dict(), "notes": br.notes,
            "prediction": pred, "features": dict(feat.values) if feat else None}
     return out
@@ -361,8 +404,14 @@ def score_launch(source: str, kernel: str, *, grid, block, smem: int = 0, args: 
 def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mapping[str, float] | None = None,
            problem: F.Problem | None = None, arch: str = "sm_90", ptxas: bool = False, model=None,
            baseline_ms: float | None = None, config: RewardConfig | None = None, path: str = "<candidate>",
-           measurement: Measurement | None = None):
-    """(Breakdown, Features or None, prediction dict or None) for one candidate launch."""
+           measurement: Measurement | None = None, harness: str = "nvrtc"):
+    """(Breakdown, Features or None, prediction dict or None) for one candidate launch.
+
+    harness: what builds the candidate for a real run, whose failures the compile gate foresees:
+    "nvrtc", the profiler's build of device code (kernel tasks), or "nvcc", a host build (C
+    wrappers, torch extensions), which has host headers."""
+    if harness not in ("nvrtc", "nvcc"):
+        raise ValueError(f"harness must be 'nvrtc' or 'nvcc', got {harness!r}")
     config = config or _DEFAULT_CONFIG
     gates: dict[str, Gate] = {}
     try:
@@ -377,6 +426,8 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     parse_errors = len(ctx.program.errors)
     gates["parse"] = Gate(True, f"{parse_errors} unparsed region(s) skipped" if parse_errors else "")
     unbuildable = [overload_problem(ctx.program, ctx.kernel, templated="<" in kernel)] + build_problems(lint)
+    if harness == "nvrtc":
+        unbuildable.append(nvrtc_std_problem(ctx.program))
     if any(unbuildable):
         gates["compile"] = Gate(False, "; ".join(p for p in unbuildable if p))
     elif config.compile:

@@ -419,6 +419,22 @@ def test_what_the_cp_rules_find_fails_the_compile_gate():
         assert br.failed_gate == "compile" and says in br.gates["compile"].detail, (says, br.gates["compile"].detail)
 
 
+def test_std_names_in_device_code_fail_the_nvrtc_compile_gate():
+    """The profiler builds device code with NVRTC and no host headers: `std::min`,
+    `std::numeric_limits` are not there. A comment, `cuda::std::`, CUDA's own `fminf` are no such use,
+    and a host build (harness="nvcc": C wrappers, torch extensions) is not asked about them."""
+    for expr, name in (("std::min(x[i], 1.0f)", "std::min"), ("std::numeric_limits<float>::max() - x[i]", "std::numeric_limits")):
+        br = _gates(HONEST.replace("2.0f * x[i]", expr))
+        assert br.failed_gate == "compile" and f"device code uses {name}:" in br.gates["compile"].detail
+    for fine in ("x[i] /* std::min(a, b) */", "fminf(x[i], 1.0f)"):
+        assert _gates(HONEST.replace("2.0f * x[i]", fine)).failed_gate is None, fine
+    host_built, _, _ = reward(HONEST.replace("2.0f * x[i]", "std::min(x[i], 1.0f)"), "k", grid=(256, 1, 1), block=(256, 1, 1),
+                              args={"n": 65536}, harness="nvcc")
+    assert host_built.failed_gate is None
+    with pytest.raises(ValueError, match="harness"):
+        reward(HONEST, "k", grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536}, harness="gcc")
+
+
 def test_the_compile_gate_agrees_with_nvrtc():
     """What the compile gate says of a source (overloads, static shared memory), decided without a
     compiler, is what NVRTC's build of it by name expression (the profiler's) says."""
@@ -437,8 +453,10 @@ def test_the_compile_gate_agrees_with_nvrtc():
              ("#ifdef __CUDACC__\n" + OVERLOADED + "#endif\n", "k"), ("#ifdef __CUDACC__\n" + LEGACY + "#endif\n", "k"),
              (EXTERN_TWICE, "k"), (EXTERN_TEMPLATE, "k"),
              ("__host__ __device__ float twice(float v) { return 2.0f * v; }\n" + HONEST.replace("2.0f * x[i]", "twice(x[i])"), "k"),
+             (HONEST.replace("2.0f * x[i]", "std::min(x[i], 1.0f)"), "k"), (HONEST.replace("2.0f * x[i]", "fminf(x[i], 1.0f)"), "k"),
              (EXTERN_TEMPLATE.replace("template __global__ void part<double>(const double*, double*);\n", ""), "k")]
-    expected = ("overloaded", "too much shared data", "is undefined", "without '.sync'", "incompatible with previous")
+    expected = ("overloaded", "too much shared data", "is undefined", "without '.sync'", "incompatible with previous",
+                "has no member")
     for src, name in cases:
         built = _nvrtc_compile(src, name, options)
         if not built[0] and not any(e in built[3] for e in expected):

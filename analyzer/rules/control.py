@@ -394,7 +394,8 @@ def _keyword_col(ctx: KernelContext, line: int, kind: str) -> int:
 # (no leading \b: a pattern that starts with a literal is searched for, not tried at every byte;
 # the byte before a match is checked instead)
 _LEGACY_WARP = re.compile(rb"__(?:shfl(?:_up|_down|_xor)?|ballot|any|all)\s*\(")
-_NOT_CODE = frozenset(("comment", "string_literal", "string_content", "raw_string_literal", "char_literal",
+# tree-sitter's node types of text that is no code (a name found in one is no use of it)
+NOT_CODE = frozenset(("comment", "string_literal", "string_content", "raw_string_literal", "char_literal",
                        "system_lib_string", "escape_sequence"))
 
 
@@ -419,7 +420,7 @@ def removed_warp_intrinsics(program) -> list[tuple[str, object]]:
         if name in own:
             continue
         node = root.descendant_for_byte_range(m.start(), m.start() + len(name))
-        if node is None or node.type in _NOT_CODE or not program.surely_compiled(node):
+        if node is None or node.type in NOT_CODE or not program.surely_compiled(node):
             continue
         if name in _VOTES and _unused_helper(program, node.start_byte):
             continue        # ptxas refuses the vote only in code it is given: a helper nobody calls is not

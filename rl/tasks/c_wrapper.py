@@ -137,7 +137,7 @@ def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any
             # problem=None: each launch's traffic from the analyzer's own access counts (the task's
             # bytes belong to the whole call, not to e.g. a final pass over partial sums)
             br, feat, _ = reward(source, l.kernel, grid=l.grid, block=l.block, smem=l.smem or 0, args=l.args,
-                                 problem=None, model=model, config=cfg, path=path)
+                                 problem=None, model=model, config=cfg, path=path, harness="nvcc")
             if feat is not None:
                 unbuildable.extend(p for p in build_problems(feat.lint) if p not in unbuildable)
                 row.launch_problem = launch_problem(context_of(feat.lint, l.kernel), l.kernel, opted_in)

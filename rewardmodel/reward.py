@@ -256,7 +256,9 @@ def build_problems(result) -> list[str]:
         out.append(f"calls {', '.join(removed)}: warp intrinsics without a lane mask, which sm_70 and later do not "
                    "have (the build fails; CUDA 9 replaced them by the _sync forms, `__shfl_down_sync(mask, v, d)`)")
     out += [message for _, _, _, message in extern_shared_conflicts(program)]
-    for caller, callee, _ in host_calls_in_device_code(program):
+    for caller, callee, _, constexpr in host_calls_in_device_code(program):
+        if constexpr:
+            continue        # a host build with --expt-relaxed-constexpr (torch's) takes it
         out.append(f"{caller.name} calls {callee.name}, a host function (no __device__): the build fails (\"calling a "
                    f"__host__ function from a __global__ function is not allowed\"); declare it __host__ __device__")
     for launch, f in launched_non_kernels(program):
@@ -428,6 +430,10 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     unbuildable = [overload_problem(ctx.program, ctx.kernel, templated="<" in kernel)] + build_problems(lint)
     if harness == "nvrtc":
         unbuildable.append(nvrtc_std_problem(ctx.program))
+        # the profiler compiles the device code alone: a constexpr host helper is not there either
+        unbuildable += [f"{caller.name} calls {callee.name}, a constexpr host function: the profiler's NVRTC build of "
+                        f"the device code does not have it; declare it __host__ __device__"
+                        for caller, callee, _, constexpr in host_calls_in_device_code(ctx.program) if constexpr]
     if any(unbuildable):
         gates["compile"] = Gate(False, "; ".join(p for p in unbuildable if p))
     elif config.compile:

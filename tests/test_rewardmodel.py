@@ -399,6 +399,21 @@ def test_device_code_calling_a_host_function_fails_the_compile_gate():
     br = _gates(src)
     assert br.failed_gate == "compile" and "k calls twice, a host function" in br.gates["compile"].detail
     assert _gates("__host__ __device__ " + src).failed_gate is None
+    # a constexpr helper: the NVRTC build of the device code alone lacks it; a host build with
+    # --expt-relaxed-constexpr (harness="nvcc": torch's, C wrappers') takes it
+    br = _gates("constexpr " + src)
+    assert br.failed_gate == "compile" and "twice, a constexpr host function" in br.gates["compile"].detail
+    host_built, _, _ = reward("constexpr " + src, "k", grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536}, harness="nvcc")
+    assert host_built.failed_gate is None
+    try:        # the profiler's build says the same, where NVRTC is here
+        from analyzer.parse import parse
+        from rewardmodel.reward import compile_gate
+
+        built = [compile_gate(parse(text, "k.cu"), "sm_90")[0] for text in ("constexpr " + src, "__host__ __device__ " + src)]
+    except ImportError:
+        return
+    if built[1].passed:
+        assert built[0].passed is False and "twice" in built[0].detail, built
 
 
 def test_what_the_cp_rules_find_fails_the_compile_gate():

@@ -17,28 +17,31 @@ _HEAD_NODES = frozenset(("primitive_type", "sized_type_specifier", "storage_clas
 _CALLS = ("call_expression",)
 
 
-def _plain_host_function(program, f) -> bool:
-    """Whether `f` is a host function by its own head: no CUDA qualifier, no `constexpr` (a build
-    with --expt-relaxed-constexpr, as torch's, calls those from device code), no word the file
-    does not know (a macro from a header), a free function (not a class member), not `main`."""
+def _host_head(program, f) -> str | None:
+    """"plain" where `f` is a host function by its own head: no CUDA qualifier, no word the file
+    does not know (a macro from a header), a free function (not a class member), not `main`;
+    "constexpr" where such a function is constexpr (a build with --expt-relaxed-constexpr, as
+    torch's, calls those from device code; NVRTC's build of the device code alone has none); None
+    otherwise."""
     if f.kind != "host" or f.name == "main" or "::" in f.name:
-        return False
+        return None
     parent = f.node.parent
     if parent is not None and parent.type == "template_declaration":
         parent = parent.parent
     if parent is None or parent.type not in ("translation_unit", "declaration_list"):
-        return False
+        return None
     known = None
+    head = "plain"
     for c in f.node.children:
         if c.type not in _HEAD_NODES:
-            return False
+            return None
         if c.type == "type_qualifier" and program.text(c) == "constexpr":
-            return False
+            head = "constexpr"
         if c.type == "type_identifier":
             known = known or (set(SCALAR_SIZES) | set(program.structs) | set(program.aliases) | set(f.template_params))
             if program.text(c) not in known:
-                return False
-    return True
+                return None
+    return head
 
 
 def _device_caller(f) -> bool:
@@ -51,10 +54,11 @@ def _device_caller(f) -> bool:
 
 
 @once_per_program
-def host_calls_in_device_code(program) -> list[tuple[object, object, object]]:
-    """(caller, callee, call's name node) of each call from device code (a kernel, a `__device__`
-    function) of a host function the file defines, by its plain name: the build fails ("calling a
-    __host__ function from a __global__ function is not allowed"). A name with a device-callable
+def host_calls_in_device_code(program) -> list[tuple[object, object, object, bool]]:
+    """(caller, callee, call's name node, whether the callee is constexpr) of each call from device
+    code (a kernel, a `__device__` function) of a host function the file defines, by its plain name:
+    the build fails ("calling a __host__ function from a __global__ function is not allowed"; for a
+    constexpr one, unless the build passes --expt-relaxed-constexpr). A name with a device-callable
     definition or declaration anywhere in the file is left out (overloads, `__device__` prototypes)."""
     functions = program.functions
     hosts: dict[bytes, object] = {}
@@ -65,7 +69,7 @@ def host_calls_in_device_code(program) -> list[tuple[object, object, object]]:
         return []
     src = program.source
     out = []
-    checked: dict[bytes, bool] = {}     # name -> a plain host function that nothing device-side shares
+    checked: dict[bytes, str | None] = {}   # name -> its head (_host_head), where nothing device-side shares it
     for caller in functions:
         body = caller.body
         if body is None or caller.kind == "host" or not _device_caller(caller):
@@ -76,26 +80,26 @@ def host_calls_in_device_code(program) -> list[tuple[object, object, object]]:
             while at >= 0:
                 after = at + len(name)
                 if (not at or src[at - 1] not in _WORD_BYTES) and after < end and src[after] not in _WORD_BYTES:
-                    ok = checked.get(name)
-                    if ok is None:
-                        ok = checked[name] = _only_host(program, name, callee)
-                    if not ok:
+                    if name not in checked:
+                        checked[name] = _only_host(program, name, callee)
+                    head = checked[name]
+                    if head is None:
                         break
                     node = _call_name(program, body, at, after)
                     if node is not None:
-                        out.append((caller, callee, node))
+                        out.append((caller, callee, node, head == "constexpr"))
                 at = src.find(name, after, end)
     return out
 
 
-def _only_host(program, name: bytes, callee) -> bool:
-    """Whether `name` is a plain host function of the file (its own head says so) that no
-    device-callable definition or `__device__` declaration shares."""
+def _only_host(program, name: bytes, callee) -> str | None:
+    """The head (_host_head) of `name`, a host function of the file, where no device-callable
+    definition or `__device__` declaration shares the name; None otherwise."""
     text = name.decode()
-    if not _plain_host_function(program, callee) or any(
-            f.name == text and f.kind != "host" for f in program.functions):
-        return False
-    return re.search(rb"__device__[^;{}()]*\b" + re.escape(name) + rb"\s*\(", program.source) is None
+    head = _host_head(program, callee)
+    if head is None or any(f.name == text and f.kind != "host" for f in program.functions):
+        return None
+    return head if re.search(rb"__device__[^;{}()]*\b" + re.escape(name) + rb"\s*\(", program.source) is None else None
 
 
 def _call_name(program, body, at: int, after: int):
@@ -160,7 +164,9 @@ def _position(program, node) -> tuple[int, int]:
       """, scope="file", fixable=True)
 def host_function_in_device_code(ctx: FileContext, r):
     program = ctx.program
-    for caller, callee, node in host_calls_in_device_code(program):
+    for caller, callee, node, constexpr in host_calls_in_device_code(program):
+        if constexpr:
+            continue        # --expt-relaxed-constexpr builds take it
         line, col = _position(program, node)
         space = "__global__" if caller.kind == "global" else "__device__"
         yield Finding(r.code, r.name, r.severity,

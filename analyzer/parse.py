@@ -350,6 +350,10 @@ class Program:
     def function(self, name: str) -> Function | None:
         return next((f for f in self.functions if f.name == name), None)
 
+    def function_at(self, offset: int) -> Function | None:
+        """The function whose definition holds a byte offset of `source`; None outside every one."""
+        return next((f for f in self.functions if f.node.start_byte <= offset < f.node.end_byte), None)
+
     def launches_of(self, name: str) -> list[Launch]:
         """The launches of the kernel named `name`; of an explicit specialization (named `k<float>`),
         those with its template arguments (`k<float><<<...>>>`)."""

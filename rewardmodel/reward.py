@@ -301,8 +301,8 @@ def nvrtc_std_names(program) -> list[str]:
         at = m.start()
         if at and (src[at - 1] in _WORD_BYTES or src[at - 1] == 58):     # `cuda::std::`, `mystd::`
             continue
-        if not any(f.kind != "host" and f.body is not None and f.body.start_byte <= at < f.body.end_byte
-                   for f in program.functions):
+        f = program.function_at(at)
+        if f is None or f.kind == "host" or f.body is None or not f.body.start_byte <= at < f.body.end_byte:
             continue
         root = root or program.tree.root_node
         node = root.descendant_for_byte_range(at, at + 3)

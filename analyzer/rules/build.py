@@ -341,7 +341,8 @@ def initialized_shared(program) -> list[tuple[object, str]]:
 
 
 def _function_at(program, at: int) -> str:
-    return next((f.name for f in program.functions if f.node.start_byte <= at < f.node.end_byte), "")
+    f = program.function_at(at)
+    return f.name if f is not None else ""
 
 
 # what no compile-time constant is: a thread's or launch's coordinates, the warp size (a variable)
@@ -401,8 +402,7 @@ def runtime_sized_arrays(program, kernels) -> list[tuple[object, str]]:
     out = []
     for f, node in sizes:
         if f is None:
-            at = node.start_byte
-            f = next((g for g in program.functions if g.node.start_byte <= at < g.node.end_byte), None)
+            f = program.function_at(node.start_byte)
             if f is None:
                 continue
         text = program.text(node)

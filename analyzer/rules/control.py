@@ -430,7 +430,7 @@ def removed_warp_intrinsics(program) -> list[tuple[str, object]]:
 
 def _unused_helper(program, at: int) -> bool:
     """Whether the offset lies in a device function the file never names again (never called)."""
-    f = next((f for f in program.functions if f.node.start_byte <= at < f.node.end_byte), None)
+    f = program.function_at(at)
     if f is None or f.kind != "device":
         return False
     return len(re.findall(rb"\b" + re.escape(f.name.encode()) + rb"\b", program.source)) < 2
@@ -467,8 +467,8 @@ def legacy_warp_intrinsic(ctx: FileContext, r):
     for name, node in removed_warp_intrinsics(program):
         line = node.start_point[0] + 1
         col = program.original_column(line, node.start_point[1] + 1)
-        at = node.start_byte
-        kernel = next((f.name for f in program.functions if f.node.start_byte <= at < f.node.end_byte), "")
+        holder = program.function_at(node.start_byte)
+        kernel = holder.name if holder is not None else ""
         says = _COMPILER_SAYS["vote" if name in _VOTES else "shfl"].format(name=name)
         mask = _FIX_MASK["vote" if name in _VOTES else "shfl"]
         yield Finding(r.code, r.name, r.severity,

@@ -158,6 +158,7 @@ def lint_file(job: FileJob) -> FileOutcome:
 
 
 def _lint_file(job: FileJob) -> FileOutcome:
+    from .directives import device_macros, with_defines
     from .lint import FileResult, lint_source
     from .pyextract import extract_file
 
@@ -195,8 +196,10 @@ def _lint_file(job: FileJob) -> FileOutcome:
                                 f"RawModule, SourceModule, ElementwiseKernel, ReductionKernel, or any holding "
                                 f"a __global__ kernel)")
         for emb in embedded:
+            # load_inline's build defines PyTorch's flags (CP707 reads them)
+            macros = with_defines(device_macros(job.settings.arch), emb.defines) if emb.defines else None
             sub = lint_source(emb.source, display, settings=job.settings, rules=per_file,
-                              default_launch=job.default_launch, configured=job.configured)
+                              default_launch=job.default_launch, configured=job.configured, macros=macros)
             for f in sub.findings:
                 line, col = emb.to_python(f.line, f.col)
                 fix = tuple(dataclasses.replace(e, line=at[0], col=at[1]) for e in f.fix

@@ -35,6 +35,34 @@ class Macros:
 OPEN = Macros()
 
 
+# what torch.utils.cpp_extension adds to every nvcc command line (COMMON_NVCC_FLAGS): cuda_fp16.h
+# and cuda_bf16.h then leave out __half's operators and the 16-bit floats' conversions
+TORCH_DEFINES = ("__CUDA_NO_HALF_OPERATORS__", "__CUDA_NO_HALF_CONVERSIONS__", "__CUDA_NO_BFLOAT16_CONVERSIONS__",
+                 "__CUDA_NO_HALF2_OPERATORS__")
+
+
+def torch_defines(nvcc_flags) -> tuple[str, ...]:
+    """The TORCH_DEFINES a PyTorch extension build keeps, given the extra nvcc flags it passes
+    (`extra_cuda_cflags`): many projects take them back (`-U__CUDA_NO_HALF_OPERATORS__`)."""
+    flags = [str(f) for f in (nvcc_flags or ())]
+    undone = set()
+    for k, f in enumerate(flags):
+        if f in ("-U", "--undefine-macro") and k + 1 < len(flags):
+            undone.add(flags[k + 1])
+        elif f.startswith("-U"):
+            undone.add(f[2:])
+        elif f.startswith("--undefine-macro="):
+            undone.add(f.split("=", 1)[1])
+    return tuple(d for d in TORCH_DEFINES if d not in undone)
+
+
+def with_defines(macros: Macros, names) -> Macros:
+    """`macros` and `-D` of each name (value 1)."""
+    if not names:
+        return macros
+    return Macros({**macros.values, **{n: 1 for n in names}}, macros.closed)
+
+
 @lru_cache(maxsize=None)
 def device_macros(arch: str | None, closed: bool = False) -> Macros:
     """The device pass's `__CUDA_ARCH__` for an arch name (`sm_90` -> 900; None or another name:

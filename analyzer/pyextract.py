@@ -36,6 +36,9 @@ class Embedded:
     col: int           # 1-based column of its first character
     exact: bool        # positions map exactly (False: escapes or concatenation; lines may drift)
     origin: str        # e.g. "load_inline(cuda_sources=...) at line 12"
+    # what the build's command line defines (`-D`): PyTorch's TORCH_DEFINES for load_inline's
+    # cuda_sources, less those its extra_cuda_cflags take back; () where not known
+    defines: tuple[str, ...] = ()
 
     def to_python(self, line: int, col: int) -> tuple[int, int]:
         """Map a 1-based (line, col) inside the CUDA text to the .py file."""
@@ -265,6 +268,7 @@ def _from_calls(tree: ast.Module, python_source: str) -> tuple[list[Embedded], l
         if fname not in _CALLS:
             continue
         candidates, others = [], []
+        defines = _torch_build_defines(node, tree) if fname == "load_inline" else ()
         for kw in node.keywords:
             if kw.arg == "cuda_sources" or (kw.arg in ("code", "source") and fname != "load_inline"):
                 candidates.append(kw.value)
@@ -286,12 +290,32 @@ def _from_calls(tree: ast.Module, python_source: str) -> tuple[list[Embedded], l
                     line, col, _ = _string_start(lines, const, segment)
                     # `{{`, `{BLOCK}` -> `{`, `256`: columns after them move (lines do not, unless
                     # an expression spans lines)
-                    out.append(Embedded(text, line, col, False, f"{fname}(...) at line {node.lineno}"))
+                    out.append(Embedded(text, line, col, False, f"{fname}(...) at line {node.lineno}",
+                                        () if must_hold_kernel else defines))
                     continue
                 line, col, exact = _string_start(lines, const, segment)
-                out.append(Embedded(const.value, line, col, exact, f"{fname}(...) at line {node.lineno}"))
+                out.append(Embedded(const.value, line, col, exact, f"{fname}(...) at line {node.lineno}",
+                                    () if must_hold_kernel else defines))
     out.sort(key=lambda e: (e.line, e.col))
     return out, skipped, seen
+
+
+def _torch_build_defines(call: ast.Call, tree: ast.Module) -> tuple[str, ...]:
+    """What nvcc is given `-D` of for a load_inline call's cuda_sources: PyTorch's TORCH_DEFINES less
+    those its `extra_cuda_cflags` undefine; () where those flags are not spelled out in the file."""
+    from .directives import torch_defines
+
+    value = next((kw.value for kw in call.keywords if kw.arg == "extra_cuda_cflags"), None)
+    if value is None:
+        return torch_defines(())
+    if isinstance(value, ast.Name):     # bound once, to a list of strings
+        bound = [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets)]
+        value = bound[0] if len(bound) == 1 else None
+    if not isinstance(value, (ast.List, ast.Tuple)) or not all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
+        return ()
+    return torch_defines([e.value for e in value.elts])
 
 
 def _holds_kernel(node: ast.AST) -> bool:

@@ -26,6 +26,7 @@ from analyzer.parse import _WORD_BYTES, bound_threads, namespaces_of
 from analyzer.rules.build import (host_calls_in_device_code, initialized_shared, kernels_returning_values,
                                   launched_non_kernels, runtime_sized_arrays)
 from analyzer.rules.control import NOT_CODE, removed_warp_intrinsics
+from analyzer.rules.half import half_problems, torch_half_build
 from analyzer.rules.shared import extern_shared_conflicts
 from analyzer.rules.occupancy import DEFAULT_SMEM_LIMIT
 
@@ -246,7 +247,9 @@ def build_problems(result) -> list[str]:
     intrinsics without a lane mask (SY302), `extern __shared__` arrays of one name and two types
     (SM203), device code calling the file's host functions (CP701), a launch of a __device__
     function (CP702), a kernel returning a value (CP703), an initialized __shared__ variable
-    (CP704), an array sized by a run-time value (CP705), and a kernel's static shared memory over 48 KB."""
+    (CP704), an array sized by a run-time value (CP705), a 16-bit float mixed with a builtin number
+    (CP706) or, where the build defines PyTorch's flags (Program.macros), a __half operator or
+    conversion (CP707), and a kernel's static shared memory over 48 KB."""
     if not result.contexts:
         return []
     out = []
@@ -273,6 +276,11 @@ def build_problems(result) -> list[str]:
     for node, reads in runtime_sized_arrays(program, result.contexts):
         out.append(f"array size `{program.text(node)}` (line {node.start_point[0] + 1}) reads {reads}, a run-time "
                    "value: the build fails (device code has no variable-length arrays); size it with a constant")
+    half = half_problems(program)
+    if half:
+        torch = torch_half_build(program)
+        out += [f"line {node.start_point[0] + 1}: {message}" for node, builds, message, _ in half
+                if builds == "all" or torch]
     for ctx in result.contexts:
         if ctx.static_shared_bytes > STATIC_SHARED_LIMIT:
             out.append(f"{ctx.kernel.name} declares {ctx.static_shared_bytes:,} B of static shared memory, over the "

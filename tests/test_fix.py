@@ -143,7 +143,7 @@ def test_json_and_rules_say_what_is_fixable(tmp_path, capsys):
     assert findings and all(f["fix"] and f["fix"][0]["new"].endswith("f") for f in findings)
     code, out, _ = run(["rules", "--format", "json"], capsys)
     fixable = {r["code"] for r in json.loads(out) if r["fixable"]}
-    assert fixable == {"FP501", "CP701", "SY302"}
+    assert fixable == {"FP501", "CP701", "SY302", "CP706"}
     code, out, _ = run(["rules", "--explain", "FP501"], capsys)
     assert "lint --fix" in out
 

@@ -268,3 +268,56 @@ def test_python_flag_says_nothing_of_python_files_without_cuda(tmp_path, capsys)
     code = main(["lint", "--isolated", *files[:2]])
     out, err = capsys.readouterr()
     assert code == 2 and "plain.py: note: no CUDA found" in err and "broken.py: error: Python does not parse" in err
+
+
+HALF_MODULE = '''
+from torch.utils.cpp_extension import load_inline
+
+SRC = r"""
+#include <torch/extension.h>
+#include <cuda_fp16.h>
+__global__ void add_half(const __half* a, const __half* b, __half* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a[i] + b[i];
+}
+"""
+CPP = "torch::Tensor add(torch::Tensor a, torch::Tensor b);"
+FLAGS = FLAGS_VALUE
+mod = load_inline(name="add", cpp_sources=CPP, cuda_sources=SRC, functions=["add"]EXTRA)
+'''
+
+
+@pytest.mark.parametrize("extra, defines", [
+    ("", ("__CUDA_NO_HALF_OPERATORS__", "__CUDA_NO_HALF_CONVERSIONS__", "__CUDA_NO_BFLOAT16_CONVERSIONS__",
+          "__CUDA_NO_HALF2_OPERATORS__")),
+    (', extra_cuda_cflags=["-O3", "-U__CUDA_NO_HALF_OPERATORS__", "-U", "__CUDA_NO_HALF_CONVERSIONS__"]',
+     ("__CUDA_NO_BFLOAT16_CONVERSIONS__", "__CUDA_NO_HALF2_OPERATORS__")),
+    (", extra_cuda_cflags=FLAGS", ("__CUDA_NO_BFLOAT16_CONVERSIONS__",)),
+    (", extra_cuda_cflags=make_flags()", ()),       # not spelled out: not known
+])
+def test_load_inline_strings_carry_pytorchs_defines(extra, defines):
+    text = HALF_MODULE.replace("EXTRA", extra).replace(
+        "FLAGS_VALUE", '["-U__CUDA_NO_HALF_OPERATORS__", "--undefine-macro=__CUDA_NO_HALF_CONVERSIONS__", '
+                       '"-U__CUDA_NO_HALF2_OPERATORS__"]')
+    (emb,) = extract(text)
+    assert emb.defines == defines
+
+
+def test_cp707_in_a_load_inline_string_unless_its_flags_undefine_them(tmp_path, capsys):
+    """A __half operator in load_inline's CUDA fails PyTorch's build (CP707) unless extra_cuda_cflags
+    take the flags back; the same kernel in a .cu file (flags not known) is not reported."""
+    from analyzer.cli import main
+
+    path = tmp_path / "ext.py"
+    path.write_text(HALF_MODULE.replace("EXTRA", "").replace("FLAGS_VALUE", "[]"))
+    code = main(["lint", "--isolated", "--select", "CP706,CP707", str(path)])
+    out, _ = capsys.readouterr()
+    assert code == 1 and f"{path}:9:25: CP707 `a[i] + b[i]` uses `__half`'s operator +" in out, out
+    undone = '["-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__", ' \
+             '"-U__CUDA_NO_BFLOAT16_CONVERSIONS__", "-U__CUDA_NO_HALF2_OPERATORS__"]'
+    path.write_text(HALF_MODULE.replace("EXTRA", ", extra_cuda_cflags=FLAGS").replace("FLAGS_VALUE", undone))
+    assert main(["lint", "--isolated", "--select", "CP706,CP707", str(path)]) == 0
+    capsys.readouterr()
+    cu = tmp_path / "ext.cu"
+    cu.write_text(extract(HALF_MODULE.replace("EXTRA", "").replace("FLAGS_VALUE", "[]"))[0].source)
+    assert main(["lint", "--isolated", "--select", "CP706,CP707", str(cu)]) == 0

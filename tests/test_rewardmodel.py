@@ -469,9 +469,11 @@ def test_the_compile_gate_agrees_with_nvrtc():
              (EXTERN_TWICE, "k"), (EXTERN_TEMPLATE, "k"),
              ("__host__ __device__ float twice(float v) { return 2.0f * v; }\n" + HONEST.replace("2.0f * x[i]", "twice(x[i])"), "k"),
              (HONEST.replace("2.0f * x[i]", "std::min(x[i], 1.0f)"), "k"), (HONEST.replace("2.0f * x[i]", "fminf(x[i], 1.0f)"), "k"),
-             (EXTERN_TEMPLATE.replace("template __global__ void part<double>(const double*, double*);\n", ""), "k")]
+             (EXTERN_TEMPLATE.replace("template __global__ void part<double>(const double*, double*);\n", ""), "k"),
+             *[("#include <cuda_fp16.h>\n" + HONEST.replace("const float* x, float* y", "const __half* x, __half* y")
+                .replace("2.0f * x[i]", body), "k") for body in ("2.0f * x[i]", "x[i] * x[i]", "__hmul(x[i], x[i])")]]
     expected = ("overloaded", "too much shared data", "is undefined", "without '.sync'", "incompatible with previous",
-                "has no member")
+                "has no member", "more than one operator")
     for src, name in cases:
         built = _nvrtc_compile(src, name, options)
         if not built[0] and not any(e in built[3] for e in expected):

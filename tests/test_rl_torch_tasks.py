@@ -271,6 +271,30 @@ def test_a_candidate_known_not_to_build_or_launch_fails_a_gate_on_a_cpu(tmp_path
     assert ev.failed_gate == "launch" and "relu_kernel's __launch_bounds__(128)" in ev.gates["launch"].detail, ev.gates
     assert ev.reward == RewardConfig().fail_reward
 
+def test_half_operators_fail_builds_unless_the_candidate_undefines_pytorchs_flags(tmp_path):
+    """load_inline builds with -D__CUDA_NO_HALF_OPERATORS__ (and siblings): a `__half` comparison in
+    the candidate's CUDA fails `builds` on a CPU, at its line in the .py file; with
+    extra_cuda_cflags that undefine the flags the build is not known to fail."""
+    t = tk.loader()["torch/relu/small"]
+    src = (CANDIDATES / "relu_inline.py").read_text()
+    half = src.replace("y[i] = fmaxf(x[i], 0.0f);", "__half h = __float2half(x[i]);\n"
+                       "        y[i] = __half2float(h > __float2half(0.0f) ? h : __float2half(0.0f));")
+    half = half.replace("#include <torch/extension.h>", "#include <torch/extension.h>\n#include <cuda_fp16.h>")
+    p = tmp_path / "half.py"
+    p.write_text(half)
+    ev = evaluate_torch(t, p, device="cpu")
+    line = next(n for n, text in enumerate(half.splitlines(), 1) if "h > __float2half" in text)
+    assert ev.failed_gate == "builds", ev.gates
+    assert ev.gates["builds"].detail.startswith(f"line {line}: `h > __float2half(0.0f)` uses `__half`'s operator >")
+    assert ev.reward == RewardConfig().fail_reward
+    undone = half.replace('functions=["relu_cuda"],', 'functions=["relu_cuda"], extra_cuda_cflags=['
+                          '"-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__"],')
+    assert undone != half
+    p.write_text(undone)
+    ev = evaluate_torch(t, p, device="cpu")
+    assert ev.failed_gate is None and ev.gates["builds"].passed is None, ev.gates
+
+
 def test_correct_candidate_static_half():
     t = tk.loader()["torch/relu/small"]
     ev = evaluate_torch(t, CANDIDATES / "relu_inline.py", device="cpu")

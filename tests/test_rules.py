@@ -333,6 +333,12 @@ BUILD_RULE_CASES = [
     ("CP705", _LOCAL.replace("DECL", "const int m = 4; float v[m]"), False),
     ("CP705", "#define N 8\n" + _LOCAL.replace("DECL", "float v[N * 2]"), False),
     ("CP705", "template <int B>\n" + _LOCAL.replace("DECL", "float v[B]") + "template __global__ void k<4>(float*, int);\n", False),
+    # CP706's fixes (the 16-bit operand converted to float) build
+    *[("CP706", "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n__global__ void k(__half* x, __nv_bfloat16* b, float* z, int n) "
+       "{ int i = threadIdx.x; float f = z[i]; " + body + " }\n", fails) for body, fails in (
+        ("x[i] = x[i] * f;", True), ("z[i] = 2.0f * x[i] + f;", True), ("f += x[i]; z[i] = f;", True),
+        ("if (x[i] > 0.0f) z[i] = f;", True), ("b[i] = b[i] + 1;", True), ("z[i] = n > 0 ? x[i] : 0.0f;", True),
+        ("x[i] = __float2half(__half2float(x[i]) * f);", False), ("x[i] = x[i] * x[i];", False))],
 ]
 
 
@@ -360,7 +366,7 @@ def test_build_rules_agree_with_nvcc(code, src, fails, tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
-@pytest.mark.parametrize("code", ["CP701", "CP702", "CP703", "CP704", "CP705", "SM203", "SY302"])
+@pytest.mark.parametrize("code", ["CP701", "CP702", "CP703", "CP704", "CP705", "CP706", "CP707", "SM203", "SY302"])
 def test_build_rule_fixtures_fail_where_marked(code, tmp_path):
     """nvcc's errors in a build rule's fixture are on lines it marks (nvcc stops after its first
     phase's errors: the marks may be more)."""
@@ -371,3 +377,186 @@ def test_build_rule_fixtures_fail_where_marked(code, tmp_path):
                            capture_output=True, text=True)
     lines = {int(m.group(1)) for m in re.finditer(r"\.cu\((\d+)\): error", built.stderr)}
     assert built.returncode != 0 and lines and lines <= expected_lines(text, code), built.stderr[-800:]
+
+
+# CP706 and CP707 against nvcc, plainly and with PyTorch's extension flags: each case is a kernel
+# of one line (a case starting with "@" is a line of its own, NAME its function's name), all in one
+# file compiled twice; the lines nvcc fails are the lines the rules report, with and without the flags
+_HALF_SIGNATURE = ("(__half* x, __half* y, float* z, __nv_bfloat16* bx, __half2* h2, half* hx, int n, "
+                   "double* dz)")
+HALF_CASES = [
+    "x[i] = x[i] + y[i];",
+    "x[i] = __hadd(x[i], y[i]);",
+    "z[i] = x[i];",
+    "z[i] = __half2float(x[i]);",
+    "x[i] = z[i];",
+    "x[i] = __float2half(z[i]);",
+    "x[i] = 0.0f;",
+    "__half h = 0; x[i] = h;",
+    "__half h = __float2half(0.f); h += x[i]; x[i] = h;",
+    "z[i] = (float)x[i];",
+    "z[i] = static_cast<float>(x[i]);",
+    "x[i] = (__half)z[i];",
+    "z[i] = __half2float(x[i] * y[i]);",
+    "if (x[i] > y[i]) z[i] = 1.f;",
+    "if (__hgt(x[i], y[i])) z[i] = 1.f;",
+    "z[i] = bx[i];",
+    "z[i] = __bfloat162float(bx[i]);",
+    "bx[i] = z[i];",
+    "bx[i] = bx[i] * bx[i];",
+    "h2[i] = h2[i] + h2[i];",
+    "z[i] = fmaxf(z[i], x[i]);",
+    "x[i] = -x[i];",
+    "x[i] = __hneg(x[i]);",
+    "z[i] += x[i];",
+    "__half h = x[i]; x[i] = h;",
+    "auto h = x[i] + y[i]; x[i] = h;",
+    "x[i] = hsqrt(x[i]);",
+    "x[i] = __hmax(x[i], y[i]);",
+    "x[i] = __float2half(z[i]) + y[i];",
+    "z[i] = __half2float(x[i]) * 2.0f;",
+    "z[i] = x[i] * f;",
+    "z[i] = f * x[i];",
+    "z[i] = x[i] + 1;",
+    "z[i] = x[i] + n;",
+    "f += x[i];",
+    "x[i] += f;",
+    "x[i] += x[i];",
+    "if (x[i] < 0.f) z[i] = 1;",
+    "z[i] = x[i] * 2.0;",
+    "z[i] = bx[i] * 2.0f;",
+    "f += bx[i];",
+    "z[i] = x[i] > 0 ? 1.f : 0.f;",
+    "z[i] = expf(x[i]);",
+    "z[i] = x[i] / f;",
+    "h2[i] = h2[i] * 2.0f;",
+    "bx[i] += f;",
+    "bx[i] = bx[i] + bx[i];",
+    "bx[i] += bx[i];",
+    "x[i]++;",
+    "if (x[i] == y[i]) z[i] = 1;",
+    "x[i] = x[i] * (__half)2.0f;",
+    "__half2 v = __halves2half2(x[0], x[1]); v = v * v; h2[i] = v;",
+    "double d = x[i]; z[i] = d;",
+    "int k2 = x[i]; z[i] = k2;",
+    "x[i] = 1;",
+    "hx[i] = hx[i] + hx[i];",
+    "hx[i] = 2.0f * hx[i];",
+    "z[i] = -bx[i];",
+    "bx[i] = __float2bfloat16(f) * bx[i];",
+    "bx[i] = 0.f;",
+    "__nv_bfloat16 b = 0; bx[i] = b;",
+    "z[i] = (float)bx[i];",
+    "bx[i] = -bx[i];",
+    "bx[i]++;",
+    "if (bx[i] > bx[0]) z[i] = 1;",
+    "x[i] = __hmul(x[i], 2.0f);",
+    "x[i] = __hmax(x[i], 0.f);",
+    "x[i] = __hmul(x[i], __float2half(2.0f));",
+    "bx[i] = __hmul(bx[i], 2.0f);",
+    "z[i] = h2[i].x;",
+    "z[i] = __low2float(h2[i]);",
+    "__shared__ __half s[32]; s[i] = x[i]; __syncthreads(); z[i] = s[0] * 2.0f;",
+    "__shared__ __half s[32]; s[i] = x[i]; __syncthreads(); z[i] = __half2float(s[0]);",
+    "const __half* p = x + 4; z[i] = *p * 2.0f;",
+    "half2 v = reinterpret_cast<half2*>(x)[i]; z[i] = __low2float(v) + __high2float(v);",
+    "half2 v = reinterpret_cast<half2*>(x)[i]; z[i] = v.x + v.y;",
+    "dz[i] = x[i];",
+    "float4 q = reinterpret_cast<float4*>(z)[0]; x[i] = q.x;",
+    "@__device__ __half NAME(float v) { return v; }",
+    "@__device__ float NAME(__half v) { return v; }",
+    "@__device__ float NAME(__half v) { return __half2float(v); }",
+    "@template <typename T> __global__ void NAME(T* x, float a) { x[threadIdx.x] = x[threadIdx.x] * a; }",
+    "@typedef __half fp16; __global__ void NAME(fp16* x, float a) { x[threadIdx.x] = x[threadIdx.x] * a; }",
+    "@#define SCALE 2.0f",
+    "x[i] = x[i] * SCALE;",
+    "z[i] = hx[i] * hx[i];",
+    "x[i] = x[i] * x[i] + y[i];",
+    "z[i] = (x[i] * y[i]) + 1.0f;",
+    "z[i] = float(x[i]);",
+    "x[i] = __half(z[i]);",
+    "z[i] = float(__half2float(x[i]));",
+    "x[i] = half(2.0f);",
+    "x[i] = x[i] * 2;",
+    "__half* p = x; p[0] = p[1] * p[2];",
+    "__half v[4]; v[0] = x[0]; z[i] = v[0] * 2.0f;",
+    "const float a = 2.0f; x[i] = x[i] * a;",
+    "float acc = 0.f; for (int k = 0; k < 4; k++) acc += x[k]; z[i] = acc;",
+    "__half acc = __float2half(0.f); for (int k = 0; k < 4; ++k) acc = __hadd(acc, x[k]); x[i] = acc;",
+    "float acc = 0; for (int k = 0; k < 4; k++) acc += __half2float(x[k]); z[i] = acc;",
+    "z[i] = n > 0 ? x[i] : 0.0f;",
+    "x[i] = n > 0 ? x[i] : y[i];",
+    "{ float x = 1.f; z[i] = x * 2.0f; }",
+    "z[i] = __half2float(x[i]) > 0.f ? 1.f : 0.f;",
+    "x[i] = __hmul(x[i], y[i]) ;",
+    "if (__half2float(x[i]) < f) z[i] = 0;",
+    "unsigned short u = __half_as_ushort(x[i]); z[i] = u;",
+    "x[i] = __ushort_as_half(7);",
+    "h2[i] = __hmul2(h2[i], h2[i]);",
+    "h2[i] = __floats2half2_rn(1.f, 2.f) * h2[i];",
+    "x[i] = h2[i].x * h2[i].y;",
+    "z[i] = __low2float(h2[i]) * 2.0f;",
+    "bx[i] = bx[i] * __float2bfloat16(2.0f);",
+    "z[i] = __bfloat162float(bx[i] * bx[i]);",
+    "z[i] = sizeof(__half) * 2.0f;",
+    "@__device__ __half NAME(__half a, __half b) { return a * b; }",
+    "@__device__ float NAME(__half a, float s) { return __half2float(a) * s; }",
+    "@__device__ __half NAME(__half a, float s) { return a * s; }",
+    "@template <typename T> __device__ T NAME(T a, T b) { return a + b; }",
+    "@__global__ void NAME(__half* x) { auto v = x[threadIdx.x]; x[threadIdx.x] = v * 2.0f; }",
+    "@__global__ void NAME(__half* x) { auto v = __half2float(x[threadIdx.x]); x[threadIdx.x] = __float2half(v * 2.0f); }",
+    "@struct Pair { __half a; float b; }; __global__ void NAME(Pair* p) { p[threadIdx.x].b = __half2float(p[0].a) * 2.0f; }",
+    "@__global__ void NAME(const __half* __restrict__ x, float* __restrict__ y) { y[threadIdx.x] = __half2float(x[threadIdx.x]) * 0.5f; }",
+    "@__global__ void NAME(const __half* __restrict__ x, float* __restrict__ y) { y[threadIdx.x] = x[threadIdx.x] * 0.5f; }",
+    "@__constant__ float kScale[4]; __global__ void NAME(__half* x) { x[threadIdx.x] = __float2half(__half2float(x[0]) * kScale[0]); }",
+    "@__constant__ float kScale2[4]; __global__ void NAME(__half* x) { x[threadIdx.x] = x[0] * kScale2[0]; }",
+]
+
+
+def _half_file() -> str:
+    lines = ["#include <cuda_fp16.h>", "#include <cuda_bf16.h>"]
+    for k, case in enumerate(HALF_CASES):
+        lines.append(case[1:].replace("NAME", f"f{k}") if case.startswith("@") else
+                     f"__global__ void k{k}{_HALF_SIGNATURE} {{ int i = threadIdx.x; float f = z[i]; {case} }}")
+    return "\n".join(lines) + "\n"
+
+
+def _error_lines(log: str) -> set[int]:
+    return {int(m.group(1)) for m in re.finditer(r"\((\d+)\): error", log)}
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_half_rules_agree_with_nvcc(tmp_path):
+    from analyzer.directives import TORCH_DEFINES, device_macros, with_defines
+
+    src = _half_file()
+    path = tmp_path / "half.cu"
+    path.write_text(src)
+    rules = select(RULES, ["CP706", "CP707"], [])
+    for flags in ([], [f"-D{d}" for d in TORCH_DEFINES] + ["--expt-relaxed-constexpr"]):
+        built = subprocess.run(["nvcc", "-arch=sm_90", *flags, "-c", str(path), "-o", str(tmp_path / "half.o")],
+                               capture_output=True, text=True)
+        failed = _error_lines(built.stderr)
+        assert failed, built.stderr[-500:]
+        macros = with_defines(device_macros("sm_90"), TORCH_DEFINES) if flags else None
+        reported = {f.line for f in lint_source(src, "half.cu", rules=rules, macros=macros).findings}
+        lines = src.splitlines()
+        assert reported == failed, "\n".join(
+            f"{'nvcc fails, not reported' if n in failed else 'reported, nvcc builds'}: {lines[n - 1][:160]}"
+            for n in sorted(reported ^ failed))
+
+
+def test_cp706_agrees_with_nvrtc():
+    """The profiler's NVRTC build fails where CP706 reports (the reward's compile gate says so)."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from analyzer.profile import toolkit
+    from analyzer.profile.build import _nvrtc_compile, compile_options
+
+    try:
+        options = compile_options("sm_90", toolkit.cuda_include_dir())
+    except Exception as exc:      # no toolkit headers: nothing to compare with
+        pytest.skip(f"no CUDA toolkit: {exc}")
+    src = _half_file()
+    built = _nvrtc_compile(src, "k0", options)
+    reported = {f.line for f in lint_source(src, "half.cu", rules=select(RULES, ["CP706"], [])).findings}
+    assert reported and reported == _error_lines(built[3]), built[3][:1000]

@@ -229,11 +229,16 @@ def _where(path: Path, pos: dict, unit: int, line: int, col: int) -> str:
 
 
 def _lint(path: Path, units: list[CudaUnit], launches: list[BoundLaunch],
-          pos: dict) -> tuple[list[str], list[str], list[str]]:
+          pos: dict, builds: list | None = None) -> tuple[list[str], list[str], list[str]]:
     """Findings of every CUDA string at Python positions, each kernel linted with its first traced
-    launch; notes; and why the strings cannot build, where that is known without a compiler."""
+    launch and with what its build's command line defines (PyTorch's flags, less those its
+    extra_cuda_cflags undefine); notes; and why the strings cannot build, where that is known
+    without a compiler."""
+    from analyzer.directives import device_macros, with_defines
     from analyzer.lint import LaunchSpec, lint_source, split_name_expression
     from rewardmodel.reward import build_problems
+
+    defines = {u.index: b.defines for b in builds or () for u in b.units}
 
     findings: list[str] = []
     notes: list[str] = []
@@ -245,13 +250,17 @@ def _lint(path: Path, units: list[CudaUnit], launches: list[BoundLaunch],
             if l.unit == u.index and l.resolved and base not in specs:
                 specs[base] = LaunchSpec(l.block, l.grid, l.smem if l.smem is not None else None, dict(l.args))
         # the traced launches decide, and the candidate's comments hide no finding from its feedback
-        res = lint_source(u.source, str(path), launches=specs, annotations=False, suppressions=False)
+        macros = with_defines(device_macros("sm_90"), defines[u.index]) if defines.get(u.index) else None
+        res = lint_source(u.source, str(path), launches=specs, annotations=False, suppressions=False, macros=macros)
         emb = pos.get(u.index)
         for f in res.findings:
             message = emb.text_to_python(f.message) if emb is not None else f.message
             findings.append(f"{_where(path, pos, u.index, f.line, f.col)}: {f.code} {message}")
         notes.extend(res.notes)
-        unbuildable.extend(p for p in build_problems(res) if p not in unbuildable)
+        for p in build_problems(res):       # `line N` of the CUDA string as the .py file's line
+            p = emb.text_to_python(p) if emb is not None else p
+            if p not in unbuildable:
+                unbuildable.append(p)
     return findings, notes, unbuildable
 
 
@@ -685,7 +694,7 @@ def _evaluate(task: TorchTask, path: Path, seeds, device: str, guard: GlobalsGua
 
     pos = _positions(path, units)
     launches = [l for c in trace.calls for l in c.binding.launches]
-    ev.findings, lint_notes, unbuildable = _lint(path, units, launches, pos)
+    ev.findings, lint_notes, unbuildable = _lint(path, units, launches, pos, cand.builds)
     ev.notes.extend(lint_notes)
     _unbuildable_gate(ev, unbuildable, dynamic)
     sur = _surrogate(model) if model is not None else None
@@ -754,7 +763,7 @@ def _static_only(ev: TorchEvaluation, path: Path, cand: Candidate, config: Rewar
                  patching: Gate) -> TorchEvaluation:
     """Findings of the CUDA strings when no forward could be traced (launches from the source or defaults)."""
     pos = _positions(path, cand.units)
-    ev.findings, notes, unbuildable = _lint(path, cand.units, [], pos)
+    ev.findings, notes, unbuildable = _lint(path, cand.units, [], pos, cand.builds)
     ev.notes.extend(notes)
     _unbuildable_gate(ev, unbuildable, ev.device != "meta")
     sources = [s for b in cand.builds for s in b.cuda_sources + b.cpp_sources]

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from analyzer.cache import cache_root
+from analyzer.directives import torch_defines
 from .torch_static import CallBinding, CudaUnit, TensorInfo, bind_call, tensor_info
 
 __all__ = ["CandidateError", "BuildError", "Build", "ExtCall", "Trace", "Candidate", "load_candidate", "trace_forward",
@@ -78,6 +79,8 @@ class Build:
     functions: list[str] | None
     units: list[CudaUnit] = field(default_factory=list, repr=False)
     built_name: str = ""                 # the hashed name it was compiled under (build=True)
+    # the `-D` names of PyTorch's nvcc command line its extra_cuda_cflags leave (directives.torch_defines)
+    defines: tuple[str, ...] = ()
 
 
 @dataclass
@@ -242,7 +245,8 @@ def _patched(cand: "Candidate"):
             raise CandidateError(f"load_inline: {exc}") from None
         name, functions = kw.get("name"), kw.get("functions")
         funcs = [functions] if isinstance(functions, str) else (list(functions) if functions is not None else None)
-        build = Build(str(name), _strings(kw.get("cuda_sources")), _strings(kw.get("cpp_sources")), funcs)
+        build = Build(str(name), _strings(kw.get("cuda_sources")), _strings(kw.get("cpp_sources")), funcs,
+                      defines=torch_defines(_strings(kw.get("extra_cuda_cflags"))))
         build.units = [CudaUnit.of(len(cand.units) + i, s, f"{cand.path}:cuda_sources")
                        for i, s in enumerate(build.cuda_sources)]
         cand.builds.append(build)

@@ -1,0 +1,517 @@
+"""Arithmetic on CUDA's 16-bit floats (`__half`, `__nv_bfloat16`) that the build rejects.
+
+Every check here was tried with nvcc 13 (tests/test_rules.py: HALF_CASES): plainly, and with the
+flags PyTorch's extension builds pass (torch.utils.cpp_extension.COMMON_NVCC_FLAGS).
+"""
+from __future__ import annotations
+
+import re
+
+from ..directives import TORCH_DEFINES
+from ..fix import Edit
+from ..parse import FIELD
+from .._records import once_per_program
+from . import FileContext, Finding, rule
+
+# type classes: "h" __half, "h2" __half2, "b" __nv_bfloat16, "b2" __nv_bfloat162, "n" a builtin number
+_CLASS = {"__half": "h", "half": "h", "__half2": "h2", "half2": "h2", "__nv_bfloat16": "b", "nv_bfloat16": "b",
+          "__nv_bfloat162": "b2", "nv_bfloat162": "b2"}
+for _t in ("float", "double", "int", "unsigned", "unsigned int", "long", "unsigned long", "long long",
+           "unsigned long long", "short", "unsigned short", "char", "signed char", "unsigned char", "size_t",
+           "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "long int",
+           "long long int", "unsigned long long int", "signed", "signed int", "ptrdiff_t"):
+    _CLASS[_t] = "n"
+_VECTORS = frozenset(f"{b}{n}" for b in ("float", "double", "int", "uint", "short", "ushort", "char", "uchar",
+                                         "long", "ulong", "longlong", "ulonglong") for n in (1, 2, 3, 4))
+_NAMES = {"h": "__half", "h2": "__half2", "b": "__nv_bfloat16", "b2": "__nv_bfloat162"}
+_SCALAR16 = frozenset(("h", "b"))
+
+# what calls return: conversions and the 16-bit intrinsics (overloaded for __half and __nv_bfloat16:
+# their result has the first argument's class)
+_RETURNS = {"__float2half": "h", "__float2half_rn": "h", "__float2half_rz": "h", "__float2half_rd": "h",
+            "__float2half_ru": "h", "__double2half": "h", "__int2half_rn": "h", "__uint2half_rn": "h",
+            "__ushort_as_half": "h", "__short_as_half": "h", "__low2half": "h", "__high2half": "h",
+            "__float2bfloat16": "b", "__float2bfloat16_rn": "b", "__float2bfloat16_rz": "b",
+            "__double2bfloat16": "b", "__int2bfloat16_rn": "b", "__ushort_as_bfloat16": "b", "__low2bfloat16": "b",
+            "__high2bfloat16": "b", "__half2float": "n", "__bfloat162float": "n", "__low2float": "n",
+            "__high2float": "n", "__half2int_rn": "n", "__half2int_rz": "n", "__bfloat162int_rn": "n",
+            "__half_as_ushort": "n", "__bfloat16_as_ushort": "n",
+            "__floats2half2_rn": "h2", "__float22half2_rn": "h2", "__float2half2_rn": "h2", "__halves2half2": "h2",
+            "__half2half2": "h2", "make_half2": "h2", "__floats2bfloat162_rn": "b2", "__float22bfloat162_rn": "b2",
+            "__halves2bfloat162": "b2", "__bfloat162bfloat162": "b2", "make_bfloat162": "b2"}
+_INTRINSICS = frozenset(("__hadd", "__hsub", "__hmul", "__hdiv", "__hneg", "__habs", "__hmax", "__hmin", "__hfma",
+                         "__hadd_sat", "__hsub_sat", "__hmul_sat", "__hfma_relu", "__hmax_nan", "__hmin_nan",
+                         "hsqrt", "hrsqrt", "hrcp", "hexp", "hexp2", "hexp10", "hlog", "hlog2", "hlog10", "hsin",
+                         "hcos", "htanh", "hfloor", "hceil", "htrunc", "hrint"))
+# float math a 16-bit value reaches only by a conversion (which PyTorch's builds leave out)
+_FLOAT_MATH = frozenset(("expf", "exp2f", "expm1f", "logf", "log2f", "log1pf", "sqrtf", "rsqrtf", "fabsf", "fmaxf",
+                         "fminf", "tanhf", "sinf", "cosf", "powf", "erff", "floorf", "ceilf", "roundf", "fmaf",
+                         "__expf", "__logf", "__sinf", "__cosf", "__powf", "__fdividef", "exp", "log", "sqrt",
+                         "fabs", "fmax", "fmin", "tanh", "pow", "erf"))
+_ARITHMETIC = frozenset(("+", "-", "*", "/"))
+_COMPARISON = frozenset(("<", ">", "<=", ">=", "==", "!="))
+_HALF_INTRINSIC = {"+": "__hadd", "-": "__hsub", "*": "__hmul", "/": "__hdiv", "<": "__hlt", ">": "__hgt",
+                   "<=": "__hle", ">=": "__hge", "==": "__heq", "!=": "__hne"}
+_TO_FLOAT = {"h": "__half2float", "b": "__bfloat162float"}
+_FROM_FLOAT = {"h": "__float2half", "b": "__float2bfloat16"}
+
+TORCH_FLAGS = "-D__CUDA_NO_HALF_OPERATORS__, -D__CUDA_NO_HALF_CONVERSIONS__..."
+_UNDEF = re.compile(rb"#\s*undef\s+__CUDA_NO_(?:HALF|BFLOAT16)")
+
+
+def torch_half_build(program) -> bool:
+    """Whether all of PyTorch's TORCH_DEFINES hold: on the build's command line (Program.macros:
+    `lint` gives them for `load_inline` strings, RL's torch tasks for the candidate's extension) or
+    `#define`d by the file, and the file does not take them back with `#undef`."""
+    values, defined = program.macros.values, program.defines
+    return all(d in values or d in defined for d in TORCH_DEFINES) and _UNDEF.search(program.source) is None
+
+
+@once_per_program
+def half_problems(program) -> list[tuple[object, str, str, tuple]]:
+    """(node, "all" or "torch", why the build fails, the edits that fix it) for each use of a 16-bit float in device code
+    that fails every build ("all": mixed with a builtin number, which cuda_fp16.h's conversions make
+    ambiguous) or only PyTorch's ("torch": an operator of __half or __half2, an implicit or cast
+    conversion between a 16-bit float and a builtin number)."""
+    src = program.source
+    if b"half" not in src and b"bfloat16" not in src:
+        return []
+    globals_ = _Scope(program)
+    for d in program.tree.root_node.children:
+        if d.type == "declaration":
+            globals_.declare(d)
+    out: list[tuple[object, str, str, tuple]] = []
+    for f in program.functions:
+        if f.kind == "host" or f.body is None:
+            continue
+        scope = globals_.copy()
+        for p in f.params:
+            scope.add(p.name, program.resolve_type(p.type), p.pointer + len(p.dims))
+        rtype = f.node.child_by_field_id(FIELD.type)
+        returns = _CLASS.get(program.resolve_type(program.text(rtype))) if rtype is not None else None
+        _Checker(program, scope, returns, out).visit(f.body)
+    return out
+
+
+class _Scope:
+    """Names of one function (and the file's globals) with their type class and indirection;
+    a name declared twice with different types is unknown from then on."""
+
+    def __init__(self, program, table: dict | None = None) -> None:
+        self.program = program
+        self.table: dict[str, tuple | None] = table if table is not None else {}
+
+    def copy(self) -> "_Scope":
+        return _Scope(self.program, dict(self.table))
+
+    def add(self, name: str, type_name: str, depth: int) -> None:
+        value = (_CLASS.get(type_name) or ("v" if type_name in _VECTORS else None), depth)
+        if name in self.table and self.table[name] != value:
+            value = None
+        self.table[name] = value
+
+    def declare(self, decl, value_class=None) -> list:
+        """Records a declaration's names; returns its (declarator, declared class, value) for the checks."""
+        program = self.program
+        tnode = decl.child_by_field_id(FIELD.type)
+        if tnode is None:
+            return []
+        type_name = program.resolve_type(program.text(tnode))
+        out = []
+        for d in decl.children_by_field_id(FIELD.declarator):
+            value, whole = None, d
+            if d.type == "init_declarator":
+                value = d.child_by_field_id(FIELD.value)
+                d = d.child_by_field_id(FIELD.declarator)
+            depth = 0
+            while d is not None and d.type in ("pointer_declarator", "array_declarator", "reference_declarator"):
+                depth += d.type != "reference_declarator"
+                d = d.child_by_field_id(FIELD.declarator) if d.type != "reference_declarator" else d.named_child(0)
+            if d is None or d.type != "identifier":
+                continue
+            name = program.text(d)
+            if type_name == "auto" and value_class is not None:
+                self.table[name] = value_class(value) if value is not None else None
+            else:
+                self.add(name, type_name, depth)
+            out.append((whole, _CLASS.get(type_name) if depth == 0 else None, value))
+        return out
+
+
+class _Checker:
+    def __init__(self, program, scope: _Scope, returns: str | None, out: list) -> None:
+        self.program = program
+        self.scope = scope
+        self.returns = returns
+        self.out = out
+
+    def report(self, node, builds: str, message: str, fix: tuple = ()) -> None:
+        if self.program.surely_compiled(node):
+            self.out.append((node, builds, message, fix))
+
+    def to_float(self, operand, c: str) -> tuple:
+        """The edit that converts a 16-bit operand to float explicitly (`__half2float(x[i])`), where
+        the operand is on one line as the file has it."""
+        program = self.program
+        line, col = operand.start_point[0] + 1, operand.start_point[1] + 1
+        if c not in _TO_FLOAT or operand.end_point[0] != operand.start_point[0] or (
+                program.original_column(line, col) != col or program.expansion_at(operand.start_byte) is not None):
+            return ()
+        old = program.text(operand)
+        return (Edit(line, col, old, f"{_TO_FLOAT[c]}({old})"),)
+
+    def text(self, node) -> str:
+        t = self.program.text(node)
+        return t if len(t) <= 60 and "\n" not in t else t[:57].split("\n")[0] + "..."
+
+    def visit(self, node) -> None:
+        # preorder, in source order: a declaration is recorded before the code after it is read
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            t = n.type
+            if t == "declaration":
+                for d, declared, value in self.scope.declare(n, self.value):
+                    if value is not None and declared is not None and value.type != "initializer_list":
+                        self.converted(value, declared, self.value(value), d)
+            elif t == "binary_expression":
+                self.binary(n)
+            elif t == "assignment_expression":
+                self.assignment(n)
+            elif t in ("unary_expression", "update_expression"):
+                self.unary(n)
+            elif t == "cast_expression":
+                target = self.type_class(n.child_by_field_id(FIELD.type))
+                value = n.child_by_field_id(FIELD.value)
+                if target is not None and value is not None:
+                    self.converted(value, target, self.value(value), n, cast=True)
+            elif t == "call_expression":
+                self.call(n)
+            elif t == "conditional_expression":
+                self.conditional(n)
+            elif t == "return_statement" and self.returns is not None and n.named_child_count:
+                value = n.named_child(0)
+                self.converted(value, self.returns, self.value(value), value)
+            elif t in ("function_definition", "lambda_expression", "class_specifier", "struct_specifier"):
+                if n is not node:
+                    continue        # another function's code: its own types
+            stack.extend(reversed(n.children))
+
+    # --- types -----------------------------------------------------------------------------------
+
+    def type_class(self, descriptor) -> str | None:
+        """The class of a type descriptor (`float`, `__half`), not a pointer's."""
+        if descriptor is None or descriptor.child_by_field_id(FIELD.declarator) is not None:
+            return None
+        tnode = descriptor.child_by_field_id(FIELD.type)
+        return _CLASS.get(self.program.resolve_type(self.program.text(tnode))) if tnode is not None else None
+
+    def value(self, node) -> tuple | None:
+        """(class, indirection) of an expression's value, where the file says it; else None."""
+        t = node.type
+        if t == "identifier":
+            name = self.program.text(node)
+            if name in self.scope.table:
+                return self.scope.table[name]
+            return ("n", 0) if name in self.program.constants else None     # a #define's or constexpr's number
+        if t in ("number_literal", "char_literal", "sizeof_expression"):
+            return ("n", 0)
+        if t == "subscript_expression":
+            base = self.value(node.child_by_field_id(FIELD.argument))
+            return (base[0], base[1] - 1) if base is not None and base[1] > 0 else None
+        if t == "parenthesized_expression":
+            inner = [c for c in node.named_children if c.type != "comment"]
+            return self.value(inner[0]) if len(inner) == 1 else None
+        if t == "field_expression":
+            base = self.value(node.child_by_field_id(FIELD.argument))
+            op = node.child_by_field_id(FIELD.operator)
+            field = self.program.text(node.child_by_field_id(FIELD.field))
+            if base is None or op is None or op.type != "." or base[1] != 0 or field not in ("x", "y", "z", "w"):
+                return None
+            return {"h2": ("h", 0), "b2": ("b", 0), "v": ("n", 0)}.get(base[0])
+        if t == "pointer_expression":
+            base = self.value(node.child_by_field_id(FIELD.argument))
+            op = self.program.text(node.child_by_field_id(FIELD.operator))
+            if base is None:
+                return None
+            return (base[0], base[1] + 1) if op == "&" else (base[0], base[1] - 1) if base[1] > 0 else None
+        if t == "call_expression":
+            fn = node.child_by_field_id(FIELD.function)
+            if fn is None:
+                return None
+            cast = self._functional_cast(fn)
+            if cast is not None:
+                return (cast, 0)
+            if fn.type == "identifier":
+                name = self.program.text(fn)
+                if name in _RETURNS:
+                    return (_RETURNS[name], 0)
+                if name in _FLOAT_MATH:
+                    return ("n", 0)
+                if name in _INTRINSICS:
+                    args = [c for c in node.child_by_field_id(FIELD.arguments).named_children if c.type != "comment"]
+                    first = self.value(args[0]) if args else None
+                    return first if first is not None and first[1] == 0 and first[0] in ("h", "b", "h2", "b2") else None
+                return None
+            if fn.type == "template_function" and self.program.text(fn.child_by_field_id(FIELD.name)) in (
+                    "static_cast", "reinterpret_cast", "const_cast"):
+                args = fn.child_by_field_id(FIELD.arguments)
+                desc = args.named_child(0) if args is not None and args.named_child_count == 1 else None
+                return self._descriptor(desc)
+            return None
+        if t == "cast_expression":
+            return self._descriptor(node.child_by_field_id(FIELD.type))
+        if t == "binary_expression":
+            op = self.program.text(node.child_by_field_id(FIELD.operator))
+            if op in _COMPARISON or op in ("&&", "||"):
+                return ("n", 0)
+            left = self.value(node.child_by_field_id(FIELD.left))
+            right = self.value(node.child_by_field_id(FIELD.right))
+            if left is not None and left == right and left[1] == 0:
+                return left
+            return None
+        if t == "unary_expression":
+            op = self.program.text(node.child_by_field_id(FIELD.operator))
+            return ("n", 0) if op == "!" else self.value(node.child_by_field_id(FIELD.argument))
+        if t == "conditional_expression":
+            a = node.child_by_field_id(FIELD.consequence)
+            b = node.child_by_field_id(FIELD.alternative)
+            va = self.value(a) if a is not None else None
+            return va if va is not None and b is not None and va == self.value(b) else None
+        return None
+
+    def _functional_cast(self, fn) -> str | None:
+        """The class of `float(...)`, `__half(...)`: a call whose function is a type's name (not
+        one the function or file declares as a variable)."""
+        if fn.type not in ("primitive_type", "identifier", "type_identifier", "sized_type_specifier"):
+            return None
+        name = self.program.text(fn)
+        if fn.type != "primitive_type" and name in self.scope.table:
+            return None
+        return _CLASS.get(self.program.resolve_type(name))
+
+    def _descriptor(self, desc) -> tuple | None:
+        if desc is None or desc.type != "type_descriptor":
+            return None
+        tnode = desc.child_by_field_id(FIELD.type)
+        if tnode is None:
+            return None
+        cls = _CLASS.get(self.program.resolve_type(self.program.text(tnode)))
+        if cls is None:
+            return None
+        depth = 0
+        d = desc.child_by_field_id(FIELD.declarator)
+        while d is not None:
+            if d.type not in ("abstract_pointer_declarator",):
+                return None
+            depth += 1
+            d = d.child_by_field_id(FIELD.declarator)
+        return (cls, depth)
+
+    # --- checks ----------------------------------------------------------------------------------
+
+    def binary(self, n) -> None:
+        op = self.program.text(n.child_by_field_id(FIELD.operator))
+        if op not in _ARITHMETIC and op not in _COMPARISON:
+            return
+        left, right = n.child_by_field_id(FIELD.left), n.child_by_field_id(FIELD.right)
+        lv, rv = self.value(left), self.value(right)
+        lc = lv[0] if lv is not None and lv[1] == 0 else None
+        rc = rv[0] if rv is not None and rv[1] == 0 else None
+        mixed = next(((c, o, side) for c, o, side in ((lc, rc, left), (rc, lc, right)) if c in _NAMES and o == "n"),
+                     None)
+        if mixed is not None:
+            c = mixed[0]
+            fix = (f"convert explicitly, e.g. `{_TO_FLOAT[c]}(...)` to compute in float" if c in _TO_FLOAT
+                   else "convert the number to the vector type first")
+            what = "more than one operator" if c in _SCALAR16 else "no operator"
+            self.report(n, "all", f"`{self.text(n)}` mixes `{_NAMES[c]}` with a builtin number: the build fails "
+                        f"({what} \"{op}\" matches these operands); {fix}", self.to_float(mixed[2], c))
+        elif lc is not None and rc is not None and (lc in ("h", "h2") or rc in ("h", "h2")):
+            # both sides known: in a template, `(T)0.5f * h` waits for T (c10::Half has operators of its own)
+            c = lc if lc in ("h", "h2") else rc
+            name = _HALF_INTRINSIC[op] + ("2" if c == "h2" else "")
+            self.report(n, "torch", f"`{self.text(n)}` uses `{_NAMES[c]}`'s operator {op}, which PyTorch's extension "
+                        f"builds take away ({TORCH_FLAGS}): the build fails; use `{name}(a, b)`")
+
+    def assignment(self, n) -> None:
+        op = self.program.text(n.child_by_field_id(FIELD.operator))
+        left, right = n.child_by_field_id(FIELD.left), n.child_by_field_id(FIELD.right)
+        lv, rv = self.value(left), self.value(right)
+        lc = lv[0] if lv is not None and lv[1] == 0 else None
+        rc = rv[0] if rv is not None and rv[1] == 0 else None
+        if op == "=":
+            if lc is not None:
+                self.converted(right, lc, rv, n)
+            return
+        if op[:-1] not in _ARITHMETIC:
+            return
+        if lc == "n" and rc in _SCALAR16:
+            self.report(n, "all", f"`{self.text(n)}` adds a `{_NAMES[rc]}` into a builtin number: the build fails "
+                        f"(more than one conversion function from \"{_NAMES[rc]}\" to a built-in type applies); "
+                        f"convert it: `{_TO_FLOAT[rc]}(...)`", self.to_float(right, rc))
+        elif lc in ("h", "h2") and rc is not None:
+            name = _HALF_INTRINSIC[op[:-1]] + ("2" if lc == "h2" else "")
+            self.report(n, "torch", f"`{self.text(n)}` uses `{_NAMES[lc]}`'s operator {op}, which PyTorch's extension "
+                        f"builds take away ({TORCH_FLAGS}): the build fails; write `x = {name}(x, y)`")
+        elif lc == "b" and rc == "n":
+            self.report(n, "torch", f"`{self.text(n)}` converts a builtin number to `__nv_bfloat16`, which PyTorch's "
+                        f"extension builds take away ({TORCH_FLAGS}): the build fails; convert it with "
+                        "`__float2bfloat16(...)`")
+
+    def conditional(self, n) -> None:
+        a, b = n.child_by_field_id(FIELD.consequence), n.child_by_field_id(FIELD.alternative)
+        va = self.value(a) if a is not None else None
+        vb = self.value(b) if b is not None else None
+        if va is None or vb is None or va[1] != 0 or vb[1] != 0:
+            return
+        side = a if va[0] in _SCALAR16 and vb[0] == "n" else b if vb[0] in _SCALAR16 and va[0] == "n" else None
+        if side is not None:
+            c = va[0] if side is a else vb[0]
+            self.report(n, "all", f"`{self.text(n)}` chooses between a `{_NAMES[c]}` and a builtin number: the build "
+                        f"fails (ambiguous \"?\" operation: each converts to the other); convert one side, e.g. "
+                        f"`{_TO_FLOAT[c]}(...)`", self.to_float(side, c))
+
+    def unary(self, n) -> None:
+        arg = n.child_by_field_id(FIELD.argument)
+        op = n.child_by_field_id(FIELD.operator)
+        v = self.value(arg) if arg is not None else None
+        if v is None or v[1] != 0 or v[0] not in ("h", "h2") or op is None:
+            return
+        op = self.program.text(op)
+        if op not in ("-", "++", "--"):
+            return
+        fix = "`__hneg(x)`" if op == "-" else "`x = __hadd(x, __float2half(1.0f))`"
+        self.report(n, "torch", f"`{self.text(n)}` uses `{_NAMES[v[0]]}`'s operator {op}, which PyTorch's extension builds "
+                    f"take away ({TORCH_FLAGS}): the build fails; use {fix}")
+
+    def converted(self, value, target: str, v: tuple | None, where, cast: bool = False) -> None:
+        """A value of class v[0] becoming `target` (an initialization, assignment, cast, return)."""
+        if v is None or v[1] != 0:
+            return
+        source = v[0]
+        if target in _SCALAR16 and source == "n":
+            fix = f"`{_FROM_FLOAT[target]}(...)`"
+        elif target == "n" and source in _SCALAR16:
+            fix = f"`{_TO_FLOAT[source]}(...)`"
+        else:
+            return
+        how = "casts" if cast else "converts"
+        frm = "a builtin number" if source == "n" else f"`{_NAMES[source]}`"
+        to = "a builtin number" if target == "n" else f"`{_NAMES[target]}`"
+        self.report(where, "torch", f"`{self.text(where)}` {how} {frm} to {to}, a conversion PyTorch's extension builds "
+                    f"take away ({TORCH_FLAGS}): the build fails; use {fix}")
+
+    def call(self, n) -> None:
+        fn = n.child_by_field_id(FIELD.function)
+        cast = self._functional_cast(fn) if fn is not None else None
+        if cast is not None:
+            values = [c for c in n.child_by_field_id(FIELD.arguments).named_children if c.type != "comment"]
+            if len(values) == 1:
+                self.converted(values[0], cast, self.value(values[0]), n, cast=True)
+            return
+        if fn is None or fn.type != "identifier":
+            if fn is not None and fn.type == "template_function" and self.program.text(
+                    fn.child_by_field_id(FIELD.name)) == "static_cast":
+                args = fn.child_by_field_id(FIELD.arguments)
+                desc = args.named_child(0) if args is not None and args.named_child_count == 1 else None
+                target = self._descriptor(desc)
+                values = [c for c in n.child_by_field_id(FIELD.arguments).named_children if c.type != "comment"]
+                if target is not None and target[1] == 0 and len(values) == 1:
+                    self.converted(values[0], target[0], self.value(values[0]), n, cast=True)
+            return
+        name = self.program.text(fn)
+        if name not in _FLOAT_MATH and name not in _INTRINSICS:
+            return
+        for a in n.child_by_field_id(FIELD.arguments).named_children:
+            if a.type == "comment":
+                continue
+            v = self.value(a)
+            if v is None or v[1] != 0:
+                continue
+            if name in _FLOAT_MATH and v[0] in _SCALAR16:
+                self.report(a, "torch", f"`{name}({self.text(a)})` passes a `{_NAMES[v[0]]}` where a float is taken, a "
+                            f"conversion PyTorch's extension builds take away ({TORCH_FLAGS}): the build fails; use "
+                            f"`{_TO_FLOAT[v[0]]}(...)`")
+            elif name in _INTRINSICS and v[0] == "n":
+                self.report(a, "torch", f"`{name}(...)` is passed the builtin number `{self.text(a)}` where a 16-bit "
+                            f"float is taken, a conversion PyTorch's extension builds take away ({TORCH_FLAGS}): the "
+                            "build fails; convert it with `__float2half(...)` / `__float2bfloat16(...)`")
+
+
+def _position(program, node) -> tuple[int, int]:
+    line = node.start_point[0] + 1
+    return line, program.original_column(line, node.start_point[1] + 1)
+
+
+def _function_at(program, at: int) -> str:
+    f = program.function_at(at)
+    return f.name if f is not None else ""
+
+
+@rule("CP706", "half-mixed-with-number", "error",
+      "A `__half` or `__nv_bfloat16` value in an operator with a builtin number (`x[i] * 2.0f`), which does not compile.",
+      """
+      What it does
+          Finds binary operators (`+ - * /` and comparisons) with one operand of a 16-bit float
+          type (`__half`, `__nv_bfloat16`, their vector forms) and the other a builtin number
+          (a literal, a `float` or `int` variable), and `f += h` into a builtin number. Types are
+          taken from the file's declarations; where one is unknown (templates, `auto` of an
+          unknown call) nothing is said.
+
+      Why is this bad?
+          cuda_fp16.h and cuda_bf16.h convert both ways (`__half` to `float` and back), so
+          `h * 2.0f` has several operators that match: nvcc and NVRTC fail with "more than one
+          operator "*" matches these operands" ("no operator" for `__half2`). Generated
+          half-precision kernels often write it.
+
+      Example
+          __global__ void scale(__half* y, const __half* x, float a) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            y[i] = x[i] * a;
+
+      Use instead
+            y[i] = __float2half(__half2float(x[i]) * a);      // or __hmul(x[i], __float2half(a))
+          `--fix` converts the 16-bit operand to float (`__half2float(x[i]) * a`).
+      """, scope="file", fixable=True)
+def half_mixed_with_number(ctx: FileContext, r):
+    program = ctx.program
+    for node, builds, message, fix in half_problems(program):
+        if builds == "all":
+            yield Finding(r.code, r.name, r.severity, message, program.path, *_position(program, node),
+                          _function_at(program, node.start_byte), {}, fix)
+
+
+@rule("CP707", "half-operator-in-torch-extension", "error",
+      "`__half` operators or implicit 16-bit float conversions in a PyTorch extension's build, which takes them away.",
+      """
+      What it does
+          In a file that includes PyTorch's headers (torch/, ATen/, c10/: a `load_inline` or
+          `CUDAExtension` source), finds `__half` and `__half2` operators (`a + b`, `a < b`, `-a`,
+          `a += b`) and conversions between `__half` / `__nv_bfloat16` and builtin numbers
+          (`float f = h;`, `h = 0.0f;`, `(float)h`, `expf(h)`, returning one as the other).
+          `__nv_bfloat16`'s own operators stay (PyTorch's flags keep them).
+
+      Why is this bad?
+          torch.utils.cpp_extension builds with `-D__CUDA_NO_HALF_OPERATORS__
+          -D__CUDA_NO_HALF_CONVERSIONS__ -D__CUDA_NO_BFLOAT16_CONVERSIONS__
+          -D__CUDA_NO_HALF2_OPERATORS__`: cuda_fp16.h then has no such operators or conversions
+          and the build fails ("no operator "+" matches these operands", "no suitable conversion
+          function from "__half" to "float" exists"), though the same kernel builds alone.
+
+      Example
+          // cuda_src = "..." passed to load_inline(cuda_sources=cuda_src, ...)
+          __global__ void add(__half* y, const __half* a, const __half* b) {
+            y[threadIdx.x] = a[threadIdx.x] + b[threadIdx.x];
+
+      Use instead
+            y[threadIdx.x] = __hadd(a[threadIdx.x], b[threadIdx.x]);
+      """, scope="file")
+def half_operator_in_torch_extension(ctx: FileContext, r):
+    program = ctx.program
+    if not torch_half_build(program):
+        return
+    for node, builds, message, _ in half_problems(program):
+        if builds == "torch":
+            yield Finding(r.code, r.name, r.severity, message, program.path, *_position(program, node),
+                          _function_at(program, node.start_byte))

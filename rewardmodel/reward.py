@@ -23,8 +23,8 @@ from typing import Mapping
 from analyzer import _fresh
 from analyzer.lint import split_name_expression
 from analyzer.parse import _WORD_BYTES, bound_threads, namespaces_of
-from analyzer.rules.build import (host_calls_in_device_code, initialized_shared, kernels_returning_values,
-                                  launched_non_kernels, runtime_sized_arrays)
+from analyzer.rules.build import (device_caller, host_calls_in_device_code, initialized_shared,
+                                  kernels_returning_values, launched_non_kernels, runtime_sized_arrays)
 from analyzer.rules.control import NOT_CODE, removed_warp_intrinsics
 from analyzer.rules.half import half_problems, torch_half_build
 from analyzer.rules.shared import extern_shared_conflicts
@@ -300,10 +300,19 @@ def nvrtc_std_names(program) -> list[str]:
     """The `std::` names device code (kernel and `__device__` bodies) uses, which NVRTC without
     host headers does not have; not in comments or strings, not `cuda::std::`, not where the file
     declares a `namespace std` of its own, only code the build surely compiles."""
+    found: list[str] = []
+    for name, _ in _std_uses(program):
+        if name not in found:
+            found.append(name)
+    return found
+
+
+def _std_uses(program) -> list[tuple[str, object]]:
+    """(`std::name`, the function whose body uses it) for nvrtc_std_names."""
     src = program.source
     if b"std" not in src or re.search(rb"\bnamespace\s+std\b", src):
         return []
-    found: list[str] = []
+    found: list[tuple[str, object]] = []
     root = None
     for m in _STD_NAME.finditer(src):
         at = m.start()
@@ -316,9 +325,7 @@ def nvrtc_std_names(program) -> list[str]:
         node = root.descendant_for_byte_range(at, at + 3)
         if node is None or node.type in NOT_CODE or not program.surely_compiled(node):
             continue
-        name = "std::" + m.group(1).decode()
-        if name not in found:
-            found.append(name)
+        found.append(("std::" + m.group(1).decode(), f))
     return found
 
 
@@ -330,6 +337,31 @@ def nvrtc_std_problem(program) -> str:
     return (f"device code uses {', '.join(names)}: the profiler builds it with NVRTC and no host headers, where "
             f"namespace std has none of them (NVRTC: namespace \"std\" has no member \"{names[0][5:]}\"); use "
             "CUDA's device functions (min, max, fminf, sqrtf, fabsf, INFINITY, FLT_MAX...)")
+
+
+# std:: names whose device use nvcc refuses without --expt-relaxed-constexpr ("calling a constexpr
+# __host__ function from a __global__ function is not allowed"; std::swap is a plain host function);
+# <cmath>'s functions (std::sqrt, std::exp...) have device overloads and build. Checked with nvcc 13.
+NVCC_HOST_STD = frozenset(("std::min", "std::max", "std::clamp", "std::minmax", "std::swap", "std::numeric_limits"))
+
+
+def nvcc_constexpr_problems(program) -> list[str]:
+    """Why a plain nvcc build (no --expt-relaxed-constexpr: a C task's wrapper) of this source fails on
+    constexpr host functions in device code (kernels, `__device__` functions; a `__host__ __device__`
+    one only warns): the file's own constexpr helpers, std::min and kin."""
+    out = [f"{caller.name} calls {callee.name}, a constexpr host function: nvcc without --expt-relaxed-constexpr "
+           f"refuses it in device code; declare it __host__ __device__"
+           for caller, callee, _, constexpr in host_calls_in_device_code(program) if constexpr]
+    names = []
+    for name, f in _std_uses(program):
+        # in a __host__ __device__ function nvcc only warns
+        if name in NVCC_HOST_STD and name not in names and device_caller(f):
+            names.append(name)
+    if names:
+        out.append(f"device code uses {', '.join(names)}: host functions (constexpr) that nvcc without "
+                   "--expt-relaxed-constexpr refuses in device code (\"calling a constexpr __host__ function from a "
+                   "__global__ function is not allowed\"); use CUDA's min, max, fminf, fmaxf, FLT_MAX, INFINITY...")
+    return out
 
 
 def overload_problem(program, kernel, templated: bool = False) -> str:
@@ -418,8 +450,8 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     """(Breakdown, Features or None, prediction dict or None) for one candidate launch.
 
     harness: what builds the candidate for a real run, whose failures the compile gate foresees:
-    "nvrtc", the profiler's build of device code (kernel tasks), or "nvcc", a host build (C
-    wrappers, torch extensions), which has host headers."""
+    "nvrtc", the profiler's build of device code (kernel tasks), or "nvcc", a plain host build
+    (C wrappers: `nvcc -O3 -shared`, host headers, no --expt-relaxed-constexpr)."""
     if harness not in ("nvrtc", "nvcc"):
         raise ValueError(f"harness must be 'nvrtc' or 'nvcc', got {harness!r}")
     config = config or _DEFAULT_CONFIG
@@ -442,6 +474,8 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
         unbuildable += [f"{caller.name} calls {callee.name}, a constexpr host function: the profiler's NVRTC build of "
                         f"the device code does not have it; declare it __host__ __device__"
                         for caller, callee, _, constexpr in host_calls_in_device_code(ctx.program) if constexpr]
+    else:
+        unbuildable += nvcc_constexpr_problems(ctx.program)
     if any(unbuildable):
         gates["compile"] = Gate(False, "; ".join(p for p in unbuildable if p))
     elif config.compile:

@@ -76,8 +76,8 @@ def test_compile_error_has_log(prof):
 def test_the_reward_gates_fail_what_the_gpu_fails(prof):
     """A launch of more threads than the kernel's __launch_bounds__ fails on the GPU and at the
     reward's launch gate; an overloaded kernel name, `extern __shared__` arrays of one name and two
-    types, and a vote without a lane mask fail the build by name expression and the reward's compile
-    gate (the gates decided without a GPU or a compiler)."""
+    types, a vote without a lane mask and a `__half` times a float fail the build by name expression
+    and the reward's compile gate (the gates decided without a GPU or a compiler)."""
     from dataclasses import replace
 
     from rewardmodel.reward import reward
@@ -92,15 +92,18 @@ def test_the_reward_gates_fail_what_the_gpu_fails(prof):
              "__syncthreads(); y[threadIdx.x] = buf[0]; }\n")
     extern = replace(ok, id="extern_twice", source=ok.source + stage.replace("T", "float") + stage.replace("T", "int"))
     vote = replace(ok, id="legacy_vote", source=ok.source.replace("if (i < n)", "if (__any(i < n) && i < n)"))
-    got = run(prof, [ok, over, twin, extern, vote])
+    # CP706's case: a __half times a float (ambiguous)
+    mixed = replace(ok, id="half_times_float", source="#include <cuda_fp16.h>\n" + ok.source +
+                    "__global__ void scale_half(__half* y, float a) { y[threadIdx.x] = y[threadIdx.x] * a; }\n")
+    got = run(prof, [ok, over, twin, extern, vote, mixed])
     assert got[ok.id].status == "ok", got[ok.id].message
     assert got[over.id].status == "launch_error", got[over.id]
-    for job in (twin, extern, vote):
+    for job in (twin, extern, vote, mixed):
         assert got[job.id].status == "compile_error", got[job.id]
     launch = dict(grid=ok.grid, block=ok.block, args={"n": 1 << 12, "stride": 1})
     assert reward(ok.source, "gather", **launch)[0].failed_gate is None
     assert reward(over.source, "gather", **launch)[0].failed_gate == "launch"
-    for job in (twin, extern, vote):
+    for job in (twin, extern, vote, mixed):
         assert reward(job.source, "gather", **launch)[0].failed_gate == "compile", job.id
 
 

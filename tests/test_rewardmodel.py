@@ -399,12 +399,17 @@ def test_device_code_calling_a_host_function_fails_the_compile_gate():
     br = _gates(src)
     assert br.failed_gate == "compile" and "k calls twice, a host function" in br.gates["compile"].detail
     assert _gates("__host__ __device__ " + src).failed_gate is None
-    # a constexpr helper: the NVRTC build of the device code alone lacks it; a host build with
-    # --expt-relaxed-constexpr (harness="nvcc": torch's, C wrappers') takes it
+    # a constexpr helper: the NVRTC build of the device code alone lacks it, and so does a plain nvcc
+    # build (harness="nvcc": C wrappers' `nvcc -O3 -shared`, no --expt-relaxed-constexpr; torch's
+    # builds pass that flag and take it: CP701 leaves it alone)
     br = _gates("constexpr " + src)
     assert br.failed_gate == "compile" and "twice, a constexpr host function" in br.gates["compile"].detail
     host_built, _, _ = reward("constexpr " + src, "k", grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536}, harness="nvcc")
-    assert host_built.failed_gate is None
+    assert host_built.failed_gate == "compile" and "without --expt-relaxed-constexpr" in host_built.gates["compile"].detail
+    from analyzer.lint import lint_source
+    from analyzer.rules import all_rules, select
+
+    assert not lint_source("constexpr " + src, "k.cu", rules=select(all_rules(), ["CP701"], [])).findings
     try:        # the profiler's build says the same, where NVRTC is here
         from analyzer.parse import parse
         from rewardmodel.reward import compile_gate
@@ -436,16 +441,18 @@ def test_what_the_cp_rules_find_fails_the_compile_gate():
 
 def test_std_names_in_device_code_fail_the_nvrtc_compile_gate():
     """The profiler builds device code with NVRTC and no host headers: `std::min`,
-    `std::numeric_limits` are not there. A comment, `cuda::std::`, CUDA's own `fminf` are no such use,
-    and a host build (harness="nvcc": C wrappers, torch extensions) is not asked about them."""
+    `std::numeric_limits` are not there. A comment, `cuda::std::`, CUDA's own `fminf` are no such use.
+    A plain host build (harness="nvcc": C wrappers) has <cmath>'s device overloads (`std::sqrt`) but
+    refuses constexpr host functions (`std::min`) without --expt-relaxed-constexpr."""
     for expr, name in (("std::min(x[i], 1.0f)", "std::min"), ("std::numeric_limits<float>::max() - x[i]", "std::numeric_limits")):
         br = _gates(HONEST.replace("2.0f * x[i]", expr))
         assert br.failed_gate == "compile" and f"device code uses {name}:" in br.gates["compile"].detail
     for fine in ("x[i] /* std::min(a, b) */", "fminf(x[i], 1.0f)"):
         assert _gates(HONEST.replace("2.0f * x[i]", fine)).failed_gate is None, fine
-    host_built, _, _ = reward(HONEST.replace("2.0f * x[i]", "std::min(x[i], 1.0f)"), "k", grid=(256, 1, 1), block=(256, 1, 1),
-                              args={"n": 65536}, harness="nvcc")
-    assert host_built.failed_gate is None
+    for expr, fails in (("std::min(x[i], 1.0f)", True), ("std::sqrt(x[i])", False)):
+        host_built, _, _ = reward(HONEST.replace("2.0f * x[i]", expr), "k", grid=(256, 1, 1), block=(256, 1, 1),
+                                  args={"n": 65536}, harness="nvcc")
+        assert (host_built.failed_gate == "compile") == fails, (expr, host_built.gates)
     with pytest.raises(ValueError, match="harness"):
         reward(HONEST, "k", grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536}, harness="gcc")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ctypes
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,36 @@ def test_a_wrapper_known_not_to_build_fails_the_builds_gate_on_a_cpu(tmp_path):
         big.write_text(broken)
         ev = evaluate_wrapper(get("c/dot/medium"), big, device="cpu")
         assert ev.failed_gate == "builds" and says in ev.gates["builds"].detail, ev.gates
+
+
+@pytest.mark.parametrize("edits, says", [
+    ([("#include <cuda_runtime.h>", "#include <cuda_runtime.h>\n#include <algorithm>"),
+      ("acc += x[i] * y[i];", "acc += std::min(x[i] * y[i], 1e300);")], "device code uses std::min"),
+    ([("#define THREADS 256", "#define THREADS 256\nconstexpr double mul(double a, double b) { return a * b; }"),
+      ("acc += x[i] * y[i];", "acc += mul(x[i], y[i]);")], "partial_dot calls mul, a constexpr host function"),
+    # a __host__ __device__ helper calling std::min: nvcc warns and builds
+    ([("#include <cuda_runtime.h>", "#include <cuda_runtime.h>\n#include <algorithm>\n"
+       "__host__ __device__ double lo(double a) { return std::min(a, 1e300); }"),
+      ("acc += x[i] * y[i];", "acc += lo(x[i] * y[i]);")], None),
+])
+def test_constexpr_host_functions_fail_a_wrappers_plain_nvcc_build(edits, says, tmp_path):
+    """The wrapper is built by plain nvcc (no --expt-relaxed-constexpr): std::min or a constexpr
+    helper in device code fails `builds` on a CPU, as nvcc itself does."""
+    src = DOT.read_text()
+    for old, new in edits:
+        assert old in src
+        src = src.replace(old, new, 1)
+    path = tmp_path / "w.cu"
+    path.write_text(src)
+    ev = evaluate_wrapper(get("c/dot/medium"), path, device="cpu")
+    if says:
+        assert ev.failed_gate == "builds" and says in ev.gates["builds"].detail, ev.gates
+    else:
+        assert ev.gates["builds"].passed is None, ev.gates
+    if shutil.which("nvcc"):
+        built = subprocess.run(["nvcc", "-O3", "-arch=sm_90", "-c", str(path), "-o", str(tmp_path / "w.o")],
+                               capture_output=True, text=True)
+        assert (built.returncode != 0) == bool(says), built.stderr[-400:]
 
 
 def test_a_wrapper_launch_known_to_fail_fails_the_launch_gate_on_a_cpu(tmp_path):

@@ -271,15 +271,26 @@ def test_a_candidate_known_not_to_build_or_launch_fails_a_gate_on_a_cpu(tmp_path
     assert ev.failed_gate == "launch" and "relu_kernel's __launch_bounds__(128)" in ev.gates["launch"].detail, ev.gates
     assert ev.reward == RewardConfig().fail_reward
 
+def _half_relu(undefine: bool) -> str:
+    """relu_inline.py computing through a `__half` comparison (an operator PyTorch's build flags take
+    away); `undefine`: its load_inline's extra_cuda_cflags take the flags back."""
+    src = (CANDIDATES / "relu_inline.py").read_text()
+    half = src.replace("y[i] = fmaxf(x[i], 0.0f);", "__half h = __float2half(x[i]);\n"
+                       "        y[i] = h > __float2half(0.0f) ? x[i] : 0.0f;")
+    half = half.replace("#include <torch/extension.h>", "#include <torch/extension.h>\n#include <cuda_fp16.h>")
+    if undefine:
+        half = half.replace('functions=["relu_cuda"],', 'functions=["relu_cuda"], extra_cuda_cflags=['
+                            '"-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__"],')
+    assert half != src and undefine == ("extra_cuda_cflags" in half)
+    return half
+
+
 def test_half_operators_fail_builds_unless_the_candidate_undefines_pytorchs_flags(tmp_path):
     """load_inline builds with -D__CUDA_NO_HALF_OPERATORS__ (and siblings): a `__half` comparison in
     the candidate's CUDA fails `builds` on a CPU, at its line in the .py file; with
-    extra_cuda_cflags that undefine the flags the build is not known to fail."""
+    extra_cuda_cflags that undefine the flags the build is not known to fail (TestOnGPU builds both)."""
     t = tk.loader()["torch/relu/small"]
-    src = (CANDIDATES / "relu_inline.py").read_text()
-    half = src.replace("y[i] = fmaxf(x[i], 0.0f);", "__half h = __float2half(x[i]);\n"
-                       "        y[i] = __half2float(h > __float2half(0.0f) ? h : __float2half(0.0f));")
-    half = half.replace("#include <torch/extension.h>", "#include <torch/extension.h>\n#include <cuda_fp16.h>")
+    half = _half_relu(False)
     p = tmp_path / "half.py"
     p.write_text(half)
     ev = evaluate_torch(t, p, device="cpu")
@@ -287,10 +298,7 @@ def test_half_operators_fail_builds_unless_the_candidate_undefines_pytorchs_flag
     assert ev.failed_gate == "builds", ev.gates
     assert ev.gates["builds"].detail.startswith(f"line {line}: `h > __float2half(0.0f)` uses `__half`'s operator >")
     assert ev.reward == RewardConfig().fail_reward
-    undone = half.replace('functions=["relu_cuda"],', 'functions=["relu_cuda"], extra_cuda_cflags=['
-                          '"-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__"],')
-    assert undone != half
-    p.write_text(undone)
+    p.write_text(_half_relu(True))
     ev = evaluate_torch(t, p, device="cpu")
     assert ev.failed_gate is None and ev.gates["builds"].passed is None, ev.gates
 
@@ -574,6 +582,18 @@ class TestOnGPU:
         assert ev.failed_gate is None, ev.gates
         assert [r.kernel for r in ev.kernels] == ["matmul_wt_kernel", "bias_relu_kernel"]
         assert all(r.measured_ms is not None for r in ev.kernels)
+
+    def test_pytorchs_build_refuses_half_operators_as_the_static_gate_says(self, tmp_path):
+        """The real load_inline build fails where CP707 says (a `__half` operator under PyTorch's
+        flags), and builds and is correct once extra_cuda_cflags undefine them."""
+        t = tk.loader()["torch/relu/small"]
+        p = tmp_path / "half.py"
+        p.write_text(_half_relu(False))
+        ev = evaluate_torch(t, p, compile_baseline=False, reps=3)
+        assert ev.gates["builds"].passed is False and 'no operator ">"' in ev.gates["builds"].detail, ev.gates
+        p.write_text(_half_relu(True))
+        ev = evaluate_torch(t, p, compile_baseline=False, reps=3)
+        assert ev.failed_gate is None and ev.gates["builds"].passed and ev.gates["correct"].passed, ev.gates
 
     def test_build_error_is_a_gate(self, tmp_path):
         p = tmp_path / "bad_build.py"

@@ -44,7 +44,7 @@ def _host_head(program, f) -> str | None:
     return head
 
 
-def _device_caller(f) -> bool:
+def device_caller(f) -> bool:
     """A kernel, or a device function by its own `__device__` without `__host__` (a __host__
     __device__ function calling host code is a warning, and an error only where it is used)."""
     if f.kind == "global":
@@ -72,7 +72,7 @@ def host_calls_in_device_code(program) -> list[tuple[object, object, object, boo
     checked: dict[bytes, str | None] = {}   # name -> its head (_host_head), where nothing device-side shares it
     for caller in functions:
         body = caller.body
-        if body is None or caller.kind == "host" or not _device_caller(caller):
+        if body is None or caller.kind == "host" or not device_caller(caller):
             continue
         start, end = body.start_byte, body.end_byte
         for name, callee in hosts.items():

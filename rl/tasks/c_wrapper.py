@@ -108,7 +108,7 @@ def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any
     that is known without a compiler (rewardmodel.reward.build_problems)."""
     from analyzer.rules.occupancy import opts_in
     from rewardmodel.features import context_of
-    from rewardmodel.reward import build_problems, launch_problem, reward
+    from rewardmodel.reward import build_problems, launch_problem, nvcc_constexpr_problems, reward
 
     from .torch_eval import library_calls, timer_calls
 
@@ -139,8 +139,12 @@ def _static(ev: WrapperEvaluation, task: Any, source: str, path: str, model: Any
             br, feat, _ = reward(source, l.kernel, grid=l.grid, block=l.block, smem=l.smem or 0, args=l.args,
                                  problem=None, model=model, config=cfg, path=path, harness="nvcc")
             if feat is not None:
-                unbuildable.extend(p for p in build_problems(feat.lint) if p not in unbuildable)
-                row.launch_problem = launch_problem(context_of(feat.lint, l.kernel), l.kernel, opted_in)
+                ctx = context_of(feat.lint, l.kernel)
+                # built by plain nvcc (build_library): no --expt-relaxed-constexpr
+                for p in build_problems(feat.lint) + nvcc_constexpr_problems(ctx.program):
+                    if p not in unbuildable:
+                        unbuildable.append(p)
+                row.launch_problem = launch_problem(ctx, l.kernel, opted_in)
             row.predicted_ms = br.time_ms
             row.terms = {k: t.value for k, t in br.terms.items()}
             for f in br.findings:

@@ -198,6 +198,9 @@ class Function:
     launch_bounds: LaunchBounds | None = None
     shared: tuple[SharedArray, ...] = ()      # declared inside the body
     max_registers: int | None = None          # `__maxnreg__(n)` (CUDA 12.4): ptxas's cap on registers
+    # a kernel only because the file launches it (its head reads as host code: a header's macro
+    # may hold its `__global__`; Program._launched_are_kernels)
+    launched_only: bool = False
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -1583,6 +1586,7 @@ class _Builder:
         for f in self.functions:
             if f.kind == "host" and f.name in launched and f.name not in kernels:
                 f.kind = "global"
+                f.launched_only = True
 
     def _inner(self, node, t: str, tparams, skip=None):
         """The children of `node` (of type `t`) to walk next, last first, each with the template

@@ -108,9 +108,9 @@ def _count(kind: str, root: Path, n: int) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--files", type=int, default=40, help="lint files counted")
+    ap.add_argument("--files", type=int, default=40, help="lint files counted (0: none)")
     ap.add_argument("--host-files", type=int, default=40, help="lint files with host code counted (0: none)")
-    ap.add_argument("--calls", type=int, default=300, help="reward calls counted")
+    ap.add_argument("--calls", type=int, default=300, help="reward calls counted (0: none)")
     ap.add_argument("--root", default=str(HERE.parent.parent), help="the checkout to measure")
     ap.add_argument("--out", default=str(HERE.parent / "results" / "instruction_count.json"))
     ap.add_argument("--inner", choices=["lint", "lint_host", "reward"], help=argparse.SUPPRESS)
@@ -123,10 +123,11 @@ def main(argv=None) -> int:
     if shutil.which("valgrind") is None:
         print("instruction_count: valgrind is not installed (Debian: apt install valgrind)", file=sys.stderr)
         return 2
-    rows = {"lint": _count("lint", root, ns.files)}
-    if ns.host_files:
-        rows["lint_host"] = _count("lint_host", root, ns.host_files)
-    rows["reward"] = _count("reward", root, ns.calls)
+    rows = {}
+    # a count of 0 leaves that row out (a before/after comparison of one workload)
+    for kind, n in (("lint", ns.files), ("lint_host", ns.host_files), ("reward", ns.calls)):
+        if n:
+            rows[kind] = _count(kind, root, n)
     top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
     git = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h"], capture_output=True, text=True)
     # a tree that is not itself a checkout (an unpacked archive inside one) has no commit of its own

@@ -24,7 +24,8 @@ from analyzer import _fresh
 from analyzer.lint import split_name_expression
 from analyzer.parse import _WORD_BYTES, bound_threads, namespaces_of
 from analyzer.rules.build import (device_caller, host_calls_in_device_code, initialized_shared,
-                                  kernels_returning_values, launched_non_kernels, runtime_sized_arrays)
+                                  kernels_returning_values, launched_non_kernels, non_kernel_problem,
+                                  runtime_sized_arrays)
 from analyzer.rules.control import NOT_CODE, removed_warp_intrinsics
 from analyzer.rules.half import half_problems, torch_half_build
 from analyzer.rules.shared import extern_shared_conflicts
@@ -265,8 +266,7 @@ def build_problems(result) -> list[str]:
         out.append(f"{caller.name} calls {callee.name}, a host function (no __device__): the build fails (\"calling a "
                    f"__host__ function from a __global__ function is not allowed\"); declare it __host__ __device__")
     for launch, f in launched_non_kernels(program):
-        out.append(f"line {launch.line} launches {f.name}, a __device__ function: the build fails (\"a __device__ "
-                   "function call cannot be configured\"); declare it __global__ void")
+        out.append(f"line {launch.line} launches {f.name}, which {non_kernel_problem(f)}")
     for f, rtype in kernels_returning_values(program):
         out.append(f"kernel {f.name} returns {program.text(rtype)}: the build fails (\"a __global__ function must have "
                    "a void return type\"); return void and write results to memory")

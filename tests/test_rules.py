@@ -322,6 +322,11 @@ BUILD_RULE_CASES = [
     ("SY302", _USES.replace("CALL", "x[0] + __shfl_down_sync(0xffffffff, x[0], 1)"), False),
     ("CP702", "__device__ void f(float* x) { x[threadIdx.x] = 1.0f; }\nvoid run(float* x) { f<<<1, 32>>>(x); }\n", True),
     ("CP702", "__global__ void f(float* x) { x[threadIdx.x] = 1.0f; }\nvoid run(float* x) { f<<<1, 32>>>(x); }\n", False),
+    ("CP702", "void f(float* x) { x[threadIdx.x] = 1.0f; }\nvoid run(float* x) { f<<<1, 32>>>(x); }\n", True),
+    ("CP702", "static inline void f(float* x) { x[threadIdx.x] = 1.0f; }\nvoid run(float* x) { f<<<1, 32>>>(x); }\n", True),
+    ("CP702", "template <typename T> void f(T* x) { x[threadIdx.x] = 1; }\nvoid run(float* x) { f<<<1, 32>>>(x); }\n", True),
+    ("CP702", "#define GLOBAL __global__\nGLOBAL void f(float* x) { x[threadIdx.x] = 1.0f; }\n"
+     "void run(float* x) { f<<<1, 32>>>(x); }\n", False),
     ("CP703", "__global__ int k(float* x) { x[0] = 1.0f; return 0; }\n", True),
     ("CP703", "typedef void nothing;\n__global__ nothing k(float* x) { x[0] = 1.0f; }\n", False),
     ("CP704", _SHARED.replace("DECL", "__shared__ float s[4] = {0}"), True),
@@ -560,3 +565,11 @@ def test_cp706_agrees_with_nvrtc():
     built = _nvrtc_compile(src, "k0", options)
     reported = {f.line for f in lint_source(src, "half.cu", rules=select(RULES, ["CP706"], [])).findings}
     assert reported and reported == _error_lines(built[3]), built[3][:1000]
+
+
+def test_a_launched_function_behind_an_unknown_macro_is_a_kernel():
+    """`KERNEL_ATTR void k(...)` launched: a header's macro may hold its __global__ (no CP702)."""
+    src = ("KERNEL_ATTR void hidden(float* x) { x[threadIdx.x] = 1.0f; }\n"
+           "void run(float* x) { hidden<<<1, 32>>>(x); }\n")
+    res = lint_source(src, "k.cu", rules=select(RULES, ["CP702"], []))
+    assert not res.findings and [k.name for k in res.kernels] == ["hidden"]

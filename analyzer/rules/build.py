@@ -181,12 +181,13 @@ def host_function_in_device_code(ctx: FileContext, r):
       """
       What it does
           Finds chevron launches (`f<<<grid, block>>>(...)`) of a name the file defines only as a
-          `__device__` function. (A launched function without qualifiers is read as a kernel
-          whose `__global__` a header's macro holds.)
+          `__device__` function, or only as a host function whose head shows no qualifier at all
+          (`void f(float* x)`). A head with a word the file does not define (`KERNEL void f`) is
+          read as a kernel whose `__global__` a header's macro holds.
 
       Why is this bad?
           Only a `__global__` function can be launched: nvcc fails with "a __device__ function
-          call cannot be configured".
+          call cannot be configured" ("a host function call cannot be configured").
 
       Example
           __device__ void fill(float* x) { x[threadIdx.x] = 1.0f; }
@@ -199,16 +200,23 @@ def host_function_in_device_code(ctx: FileContext, r):
 def launch_of_non_kernel(ctx: FileContext, r):
     program = ctx.program
     for launch, f in launched_non_kernels(program):
-        yield Finding(r.code, r.name, r.severity,
-                      f"`{f.name}` is launched with <<<...>>> but is a __device__ function (line {f.line}): the build "
-                      "fails (\"a __device__ function call cannot be configured\"); declare it `__global__ void`",
+        yield Finding(r.code, r.name, r.severity, f"`{f.name}` is launched with <<<...>>> but " + non_kernel_problem(f),
                       program.path, launch.line, launch.col, f.name, {"defined_line": f.line})
+
+
+def non_kernel_problem(f) -> str:
+    """What the build says of a launch of `f`, a function launched_non_kernels found."""
+    space = "__device__" if f.kind == "device" else "__host__"
+    what = "a __device__ function" if f.kind == "device" else "a host function (no qualifier)"
+    return (f"is {what} (line {f.line}): the build fails (\"a {space} function call cannot be configured\"); "
+            "declare it `__global__ void`")
 
 
 @once_per_program
 def launched_non_kernels(program) -> list[tuple[object, object]]:
     """(launch, the function it names) of each chevron launch of a name the file defines only as a
-    `__device__` function."""
+    `__device__` function, or only as a host function by its own head (no qualifier, no word the
+    file does not know: `void k(float* x)`)."""
     if not program.launches:
         return []
     by_name: dict[str, list] = {}
@@ -219,8 +227,8 @@ def launched_non_kernels(program) -> list[tuple[object, object]]:
     for launch in program.launches:
         defs = by_name.get(launch.kernel)
         # a launched function without qualifiers is taken for a kernel whose `__global__` a header's
-        # macro holds (parse: _launched_are_kernels); a `__device__` one is no kernel
-        if not defs or any(f.kind != "device" for f in defs):
+        # macro holds (parse: _launched_are_kernels), unless its head shows there is none
+        if not defs or not (all(f.kind == "device" for f in defs) or all(_plain_host(program, f) for f in defs)):
             continue
         lines = lines if lines is not None else program.source.split(b"\n")
         text = lines[launch.line - 1][launch.col - 1:] if 0 < launch.line <= len(lines) else b""
@@ -228,6 +236,31 @@ def launched_non_kernels(program) -> list[tuple[object, object]]:
             continue            # `cudaLaunchKernel((void*)f, ...)` and other forms: their own errors
         out.append((launch, defs[0]))
     return out
+
+
+def _plain_host(program, f) -> bool:
+    """Whether a launched function the parser took for a kernel (Function.launched_only) is host code
+    by its own head: nothing but known types and specifiers before its name, nothing a macro left."""
+    if not f.launched_only:
+        return False
+    node = f.node
+    for c in node.children:
+        if c.type in ("function_declarator", "pointer_declarator", "reference_declarator"):
+            break
+        if c.type == "type_identifier":
+            name = program.text(c)
+            if name not in SCALAR_SIZES and name not in program.structs and name not in program.aliases \
+                    and name not in f.template_params:
+                return False
+        elif c.type not in ("primitive_type", "sized_type_specifier", "storage_class_specifier", "type_qualifier"):
+            return False        # a macro's word (ERROR), an attribute, `__forceinline__`...
+    start = node.start_byte
+    if node.parent is not None and node.parent.type == "template_declaration":
+        start = node.parent.start_byte
+    line_start = program.source.rfind(b"\n", 0, start) + 1
+    original = program.original or program.source
+    # a qualifier macro the pre-pass blanked (`#define GLOBAL __global__` ... `GLOBAL void k`)
+    return not original[line_start:start].strip() and not program.source[line_start:start].strip()
 
 
 @rule("CP703", "kernel-returns-value", "error",

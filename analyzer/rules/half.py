@@ -6,6 +6,7 @@ flags PyTorch's extension builds pass (torch.utils.cpp_extension.COMMON_NVCC_FLA
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from ..directives import TORCH_DEFINES
 from ..fix import Edit
@@ -59,6 +60,14 @@ TORCH_FLAGS = "-D__CUDA_NO_HALF_OPERATORS__, -D__CUDA_NO_HALF_CONVERSIONS__..."
 _UNDEF = re.compile(rb"#\s*undef\s+__CUDA_NO_(?:HALF|BFLOAT16)")
 
 
+def _resolved(program, text: str) -> str:
+    """program.resolve_type(text), skipped where there is nothing to resolve (most types: `float`,
+    `__half`)."""
+    if text in _CLASS or (text not in program.aliases and " " not in text):
+        return text
+    return program.resolve_type(text)
+
+
 def torch_half_build(program) -> bool:
     """Whether all of PyTorch's TORCH_DEFINES hold: on the build's command line (Program.macros:
     `lint` gives them for `load_inline` strings, RL's torch tasks for the candidate's extension) or
@@ -67,30 +76,141 @@ def torch_half_build(program) -> bool:
     return all(d in values or d in defined for d in TORCH_DEFINES) and _UNDEF.search(program.source) is None
 
 
+# where an operand's type decides whether the build takes it: the nodes the checks look at
+_CHECKED = frozenset(("binary_expression", "assignment_expression", "unary_expression", "update_expression",
+                      "cast_expression", "call_expression", "conditional_expression", "declaration",
+                      "return_statement"))
+# where the climb from a 16-bit value stops: a statement's or a body's own level
+_STOP = frozenset(("expression_statement", "compound_statement", "if_statement", "for_statement", "while_statement",
+                   "do_statement", "switch_statement", "case_statement", "function_definition", "translation_unit",
+                   "lambda_expression", "declaration", "return_statement", "field_declaration_list"))
+# the builtin number types' words, where a declaration of a builtin number may start (`float acc`)
+_NUMBER_WORDS = re.compile(rb"\b(?:float[1-4]?|double[1-4]?|u?int[1-4]?|unsigned|signed|long|short|u?char[1-4]?|size_t|"
+                           rb"ptrdiff_t|u?int(?:8|16|32|64)_t)\b")
+
+
 @once_per_program
 def half_problems(program) -> list[tuple[object, str, str, tuple]]:
-    """(node, "all" or "torch", why the build fails, the edits that fix it) for each use of a 16-bit float in device code
-    that fails every build ("all": mixed with a builtin number, which cuda_fp16.h's conversions make
-    ambiguous) or only PyTorch's ("torch": an operator of __half or __half2, an implicit or cast
-    conversion between a 16-bit float and a builtin number)."""
+    """(node, "all" or "torch", why the build fails, the edits that fix it) for each use of a 16-bit
+    float in device code that fails every build ("all": mixed with a builtin number, which
+    cuda_fp16.h's conversions make ambiguous) or only PyTorch's ("torch": an operator of __half or
+    __half2, an implicit or cast conversion between a 16-bit float and a builtin number).
+
+    Only the expressions around a 16-bit value are looked at: from each place a function names a
+    16-bit variable, type or conversion, up to its statement (most device code has none)."""
     src = program.source
     if b"half" not in src and b"bfloat16" not in src:
         return []
-    globals_ = _Scope(program)
-    for d in program.tree.root_node.children:
-        if d.type == "declaration":
-            globals_.declare(d)
+    found = _anchor_words(src)      # every place the file names a 16-bit type or conversion
+    if not found:
+        return []
+    starts = [at for at, _ in found]
+    functions = [f for f in program.functions if f.kind != "host" and f.body is not None]
+    file_scope = _FileScope(program, [at for at, is_type in found if is_type and not any(
+        f.node.start_byte <= at < f.node.end_byte for f in program.functions)])
+    aliases = [name.encode() for name, target in program.aliases.items() if _CLASS.get(_resolved(program, target))]
     out: list[tuple[object, str, str, tuple]] = []
-    for f in program.functions:
-        if f.kind == "host" or f.body is None:
+    for f in functions:
+        body = f.body
+        start, end = body.start_byte, body.end_byte
+        head = bisect_left(starts, f.node.start_byte)
+        first, last = bisect_left(starts, start, head), bisect_left(starts, end, head)
+        params = [(p.name, _resolved(program, p.type),
+                   p.pointer + len(p.dims)) for p in f.params]
+        held = [(p, t, d) for p, t, d in params if _CLASS.get(t) in _NAMES]
+        alias_at = [at for a in aliases for at in _occurrences(src, a, start, end)] if aliases else []
+        if not (held or last > head or alias_at or file_scope.halves):
             continue
-        scope = globals_.copy()
-        for p in f.params:
-            scope.add(p.name, program.resolve_type(p.type), p.pointer + len(p.dims))
+        scope = _Scope(program, dict(file_scope.halves))
+        for name, t, depth in params:
+            scope.add(name, t, depth)
         rtype = f.node.child_by_field_id(FIELD.type)
-        returns = _CLASS.get(program.resolve_type(program.text(rtype))) if rtype is not None else None
-        _Checker(program, scope, returns, out).visit(f.body)
+        returns = _CLASS.get(_resolved(program, program.text(rtype))) if rtype is not None else None
+        checker = _Checker(program, scope, returns, out, body, file_scope)
+        # the declarations of the body's 16-bit variables first (declared with a type word or an
+        # alias, or `auto` of a 16-bit value), then every place a 16-bit value stands
+        anchors = starts[first:last] + alias_at
+        for at in [at for at, is_type in found[first:last] if is_type] + alias_at + _occurrences(src, b"auto", start, end):
+            checker.declare_at(at)
+        for name, value in scope.table.items():
+            if value is not None and value[0] in _NAMES:
+                anchors += _occurrences(src, name.encode(), start, end)
+        if returns in _NAMES:           # `__half f(float v) { return v; }`
+            anchors += _occurrences(src, b"return", start, end)
+        checker.around(sorted(set(anchors)))
+    out.sort(key=lambda item: item[0].start_byte)
     return out
+
+
+# where to look from: the 16-bit types' names, and the calls whose value is a 16-bit float (each
+# holds "half" or "bfloat16"; an intrinsic such as `__hmul(a, b)` is reached from its arguments)
+_TYPE_WORDS = frozenset(w.encode() for w in _CLASS if _CLASS[w] in _NAMES)
+_ANCHOR_WORDS = _TYPE_WORDS | {n.encode() for n, c in _RETURNS.items() if c in _NAMES}
+
+
+def _anchor_words(src: bytes) -> list[tuple[int, bool]]:
+    """(where, whether it is a type's name) of each word of _ANCHOR_WORDS in the file, in order: found
+    from its "half" or "bfloat16" with bytes.find (a pattern of them all is tried at every byte)."""
+    out = []
+    for part in (b"half", b"bfloat16"):
+        at = src.find(part)
+        while at >= 0:
+            start, end = at, at + len(part)
+            while start and src[start - 1] in _WORD:
+                start -= 1
+            while end < len(src) and src[end] in _WORD:
+                end += 1
+            word = src[start:end]
+            if word in _ANCHOR_WORDS:
+                out.append((start, word in _TYPE_WORDS))
+            at = src.find(part, end)
+    out.sort()
+    return out
+
+
+def _occurrences(src: bytes, word: bytes, start: int, end: int) -> list[int]:
+    """Where `word` stands as a whole word in src[start:end]."""
+    out = []
+    at = src.find(word, start, end)
+    while at >= 0:
+        after = at + len(word)
+        if (not at or src[at - 1] not in _WORD) and (after >= len(src) or src[after] not in _WORD):
+            out.append(at)
+        at = src.find(word, after, end)
+    return out
+
+
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+class _FileScope:
+    """The file's own variables: the 16-bit ones (declared where a type word stands outside any
+    function), and, asked for only where a name is not a function's, the rest."""
+
+    def __init__(self, program, type_words: list[int]) -> None:
+        self.program = program
+        scope = _Scope(program)
+        root = program.tree.root_node
+        for at in type_words:
+            d = root.descendant_for_byte_range(at, at + 1)
+            for _ in range(3):
+                if d is None or d.type == "declaration":
+                    break
+                d = d.parent
+            if d is not None and d.type == "declaration" and d.parent is not None and d.parent.type in (
+                    "translation_unit", "declaration_list"):
+                scope.declare(d)
+        self.halves = {k: v for k, v in scope.table.items() if v is not None and v[0] in _NAMES}
+        self._all: dict | None = None
+
+    def lookup(self, name: str):
+        if self._all is None:
+            scope = _Scope(self.program)
+            for d in self.program.tree.root_node.children:
+                if d.type == "declaration":
+                    scope.declare(d)
+            self._all = scope.table
+        return self._all.get(name)
 
 
 class _Scope:
@@ -116,7 +236,7 @@ class _Scope:
         tnode = decl.child_by_field_id(FIELD.type)
         if tnode is None:
             return []
-        type_name = program.resolve_type(program.text(tnode))
+        type_name = _resolved(program, program.text(tnode))
         out = []
         for d in decl.children_by_field_id(FIELD.declarator):
             value, whole = None, d
@@ -139,11 +259,43 @@ class _Scope:
 
 
 class _Checker:
-    def __init__(self, program, scope: _Scope, returns: str | None, out: list) -> None:
+    def __init__(self, program, scope: _Scope, returns: str | None, out: list, body, file_scope: _FileScope) -> None:
         self.program = program
         self.scope = scope
+        self.file_scope = file_scope
         self.returns = returns
         self.out = out
+        self.body = body
+        self.declared: set[int] = set()     # the declarations read (their start bytes)
+        self.all_declared = False
+
+    def path(self, at: int) -> list:
+        """The nodes from the body down to the smallest one holding byte `at` (found downwards, child by
+        child: tree-sitter's `parent` walks down from the root on every call)."""
+        n = self.body
+        out = [n]
+        while n.child_count:
+            c = n.first_child_for_byte(at)
+            if c is None or c.start_byte > at:
+                break
+            out.append(c)
+            n = c
+        return out
+
+    def declare_at(self, at: int) -> None:
+        """Reads the declaration whose type stands at byte `at` (`__half h = ...`, `auto v = ...`)."""
+        # the word, maybe inside a qualified or template type, in the declaration
+        n = next((d for d in reversed(self.path(at)[-4:]) if d.type == "declaration"), None)
+        if n is not None and n.start_byte not in self.declared:
+            self.declared.add(n.start_byte)
+            self.scope.declare(n, self.value)
+
+    def declare_all(self) -> None:
+        """Reads the body's declarations of builtin numbers (`float acc`), asked for only where a name
+        that meets a 16-bit value is not known yet."""
+        self.all_declared = True
+        for m in _NUMBER_WORDS.finditer(self.program.source, self.body.start_byte, self.body.end_byte):
+            self.declare_at(m.start())
 
     def report(self, node, builds: str, message: str, fix: tuple = ()) -> None:
         if self.program.surely_compiled(node):
@@ -164,38 +316,52 @@ class _Checker:
         t = self.program.text(node)
         return t if len(t) <= 60 and "\n" not in t else t[:57].split("\n")[0] + "..."
 
-    def visit(self, node) -> None:
-        # preorder, in source order: a declaration is recorded before the code after it is read
-        stack = [node]
-        while stack:
-            n = stack.pop()
-            t = n.type
-            if t == "declaration":
-                for d, declared, value in self.scope.declare(n, self.value):
-                    if value is not None and declared is not None and value.type != "initializer_list":
-                        self.converted(value, declared, self.value(value), d)
-            elif t == "binary_expression":
-                self.binary(n)
-            elif t == "assignment_expression":
-                self.assignment(n)
-            elif t in ("unary_expression", "update_expression"):
-                self.unary(n)
-            elif t == "cast_expression":
-                target = self.type_class(n.child_by_field_id(FIELD.type))
-                value = n.child_by_field_id(FIELD.value)
-                if target is not None and value is not None:
-                    self.converted(value, target, self.value(value), n, cast=True)
-            elif t == "call_expression":
-                self.call(n)
-            elif t == "conditional_expression":
-                self.conditional(n)
-            elif t == "return_statement" and self.returns is not None and n.named_child_count:
-                value = n.named_child(0)
-                self.converted(value, self.returns, self.value(value), value)
-            elif t in ("function_definition", "lambda_expression", "class_specifier", "struct_specifier"):
-                if n is not node:
-                    continue        # another function's code: its own types
-            stack.extend(reversed(n.children))
+    def around(self, anchors: list[int]) -> None:
+        """Checks the expressions each anchor (a byte offset of a 16-bit name) stands in, from it up
+        to its statement, each once."""
+        seen: set = set()
+        for at in anchors:
+            for n in reversed(self.path(at)):
+                t = n.type
+                if t in _CHECKED:
+                    key = (n.start_byte, n.end_byte, t)
+                    if key in seen:
+                        break           # checked from an earlier anchor, and so is what is above it
+                    seen.add(key)
+                    self.check(n, t)
+                if t in _STOP:
+                    break
+
+    def check(self, n, t: str) -> None:
+        if t == "declaration":
+            tnode = n.child_by_field_id(FIELD.type)
+            declared_type = _resolved(self.program, self.program.text(tnode)) if tnode is not None else ""
+            for d in n.children_by_field_id(FIELD.declarator):
+                if d.type != "init_declarator":
+                    continue
+                value = d.child_by_field_id(FIELD.value)
+                inner = d.child_by_field_id(FIELD.declarator)
+                declared = _CLASS.get(declared_type) if inner is not None and inner.type == "identifier" else None
+                if value is not None and declared is not None and value.type != "initializer_list":
+                    self.converted(value, declared, self.value(value), d)
+        elif t == "binary_expression":
+            self.binary(n)
+        elif t == "assignment_expression":
+            self.assignment(n)
+        elif t in ("unary_expression", "update_expression"):
+            self.unary(n)
+        elif t == "cast_expression":
+            target = self.type_class(n.child_by_field_id(FIELD.type))
+            value = n.child_by_field_id(FIELD.value)
+            if target is not None and value is not None:
+                self.converted(value, target, self.value(value), n, cast=True)
+        elif t == "call_expression":
+            self.call(n)
+        elif t == "conditional_expression":
+            self.conditional(n)
+        elif t == "return_statement" and self.returns is not None and n.named_child_count:
+            value = n.named_child(0)
+            self.converted(value, self.returns, self.value(value), value)
 
     # --- types -----------------------------------------------------------------------------------
 
@@ -204,16 +370,21 @@ class _Checker:
         if descriptor is None or descriptor.child_by_field_id(FIELD.declarator) is not None:
             return None
         tnode = descriptor.child_by_field_id(FIELD.type)
-        return _CLASS.get(self.program.resolve_type(self.program.text(tnode))) if tnode is not None else None
+        return _CLASS.get(_resolved(self.program, self.program.text(tnode))) if tnode is not None else None
 
     def value(self, node) -> tuple | None:
         """(class, indirection) of an expression's value, where the file says it; else None."""
         t = node.type
         if t == "identifier":
             name = self.program.text(node)
-            if name in self.scope.table:
-                return self.scope.table[name]
-            return ("n", 0) if name in self.program.constants else None     # a #define's or constexpr's number
+            table = self.scope.table
+            if name not in table and not self.all_declared:
+                self.declare_all()
+            if name in table:
+                return table[name]
+            if name in self.program.constants:
+                return ("n", 0)         # a #define's or constexpr's number
+            return self.file_scope.lookup(name)
         if t in ("number_literal", "char_literal", "sizeof_expression"):
             return ("n", 0)
         if t == "subscript_expression":
@@ -288,7 +459,7 @@ class _Checker:
         name = self.program.text(fn)
         if fn.type != "primitive_type" and name in self.scope.table:
             return None
-        return _CLASS.get(self.program.resolve_type(name))
+        return _CLASS.get(_resolved(self.program, name))
 
     def _descriptor(self, desc) -> tuple | None:
         if desc is None or desc.type != "type_descriptor":
@@ -296,7 +467,7 @@ class _Checker:
         tnode = desc.child_by_field_id(FIELD.type)
         if tnode is None:
             return None
-        cls = _CLASS.get(self.program.resolve_type(self.program.text(tnode)))
+        cls = _CLASS.get(_resolved(self.program, self.program.text(tnode)))
         if cls is None:
             return None
         depth = 0

@@ -23,9 +23,9 @@ from typing import Mapping
 from analyzer import _fresh
 from analyzer.lint import split_name_expression
 from analyzer.parse import _WORD_BYTES, bound_threads, namespaces_of
-from analyzer.rules.build import (device_caller, host_calls_in_device_code, initialized_shared,
-                                  kernels_returning_values, launched_non_kernels, non_kernel_problem,
-                                  runtime_sized_arrays)
+from analyzer.rules.build import (device_caller, host_calls_in_device_code, host_members_in_device_code,
+                                  initialized_shared, kernels_returning_values, launched_non_kernels,
+                                  member_problem, non_kernel_problem, runtime_sized_arrays)
 from analyzer.rules.control import NOT_CODE, removed_warp_intrinsics
 from analyzer.rules.half import half_problems, torch_half_build
 from analyzer.rules.shared import extern_shared_conflicts
@@ -265,6 +265,9 @@ def build_problems(result) -> list[str]:
             continue        # a host build with --expt-relaxed-constexpr (torch's) takes it
         out.append(f"{caller.name} calls {callee.name}, a host function (no __device__): the build fails (\"calling a "
                    f"__host__ function from a __global__ function is not allowed\"); declare it __host__ __device__")
+    for caller, member, _, constexpr in host_members_in_device_code(program):
+        if not constexpr:
+            out.append(f"{caller.name} {member_problem(program, member)}")
     for launch, f in launched_non_kernels(program):
         out.append(f"line {launch.line} launches {f.name}, which {non_kernel_problem(f)}")
     for f, rtype in kernels_returning_values(program):
@@ -327,6 +330,57 @@ def _std_uses(program) -> list[tuple[str, object]]:
             continue
         found.append(("std::" + m.group(1).decode(), f))
     return found
+
+
+# headers NVRTC cannot open (the profiler gives it the toolkit's include folder, no host or libc headers):
+# the C and C++ standard libraries' and host libraries' (checked with NVRTC 13: <cstdio>, <cmath>,
+# <stdint.h>, <type_traits>, <limits>, cuda.h, curand_kernel.h, cub, thrust all fail; cuda_runtime.h,
+# cuda_fp16.h, cooperative_groups.h, mma.h, cuda/std/... build). A header not named here is not judged.
+_STD_HEADERS = frozenset((
+    "algorithm any array atomic bit bitset cassert cctype cerrno cfenv cfloat charconv chrono cinttypes climits "
+    "clocale cmath compare complex concepts condition_variable cstdarg cstdbool cstddef cstdint cstdio cstdlib "
+    "cstring ctime cwchar deque exception execution filesystem format forward_list fstream functional future "
+    "initializer_list iomanip ios iosfwd iostream istream iterator limits list locale map memory mutex new numbers "
+    "numeric optional ostream queue random ranges ratio regex set shared_mutex source_location span sstream stack "
+    "stdexcept string string_view system_error thread tuple type_traits typeindex typeinfo unordered_map "
+    "unordered_set utility valarray variant vector assert.h ctype.h errno.h float.h inttypes.h limits.h math.h "
+    "stdarg.h stdbool.h stddef.h stdint.h stdio.h stdlib.h string.h time.h wchar.h unistd.h omp.h cuda.h "
+    "curand.h curand_kernel.h helper_cuda.h helper_functions.h").split())
+_HOST_LIBRARIES = ("cub/", "thrust/", "torch/", "ATen/", "c10/", "pybind11/", "cublas", "cufft", "cusparse", "cudnn",
+                   "cusolver", "nvtx", "sys/")
+_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)
+
+
+def nvrtc_source_problems(program) -> list[str]:
+    """Why the profiler's NVRTC build of a kernel task's source (the whole source, as submitted)
+    fails, read without a compiler: host functions (NVRTC: "host functions are not allowed in JIT
+    mode": a helper without `__device__`, `main`, a launcher, a struct's member function without
+    `__device__`) and host or libc headers ("cannot open source file"). Code the build surely
+    compiles only (`#ifndef __CUDACC_RTC__` is not judged)."""
+    out = []
+    hosts = [f.name for f in program.functions
+             if f.kind == "host" and f.body is not None and program.surely_compiled(f.node)]
+    if hosts:
+        names = ", ".join(dict.fromkeys(hosts))
+        out.append(f"defines host code ({names}: no __global__ or __device__): the profiler compiles the source "
+                   "with NVRTC, which refuses it (\"host functions are not allowed in JIT mode\"); submit device "
+                   "code only: kernels and __device__ functions")
+    src = program.source
+    if b"include" in src:
+        root = program.tree.root_node
+        bad = []
+        for m in _INCLUDE.finditer(src):
+            name = m.group(1).decode("utf-8", "replace").strip()
+            if name not in _STD_HEADERS and not name.startswith(_HOST_LIBRARIES):
+                continue
+            node = root.descendant_for_byte_range(m.start(1), m.start(1) + 1)
+            if node is not None and program.surely_compiled(node) and name not in bad:
+                bad.append(name)
+        if bad:
+            out.append(f"includes {', '.join('<' + b + '>' for b in bad)}: the profiler compiles the source with NVRTC, "
+                       "which has no host or libc headers (\"cannot open source file\"); use CUDA's own device "
+                       "functions (sqrtf, fminf, INFINITY...) without them")
+    return out
 
 
 def nvrtc_std_problem(program) -> str:
@@ -469,6 +523,7 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     gates["parse"] = Gate(True, f"{parse_errors} unparsed region(s) skipped" if parse_errors else "")
     unbuildable = [overload_problem(ctx.program, ctx.kernel, templated="<" in kernel)] + build_problems(lint)
     if harness == "nvrtc":
+        unbuildable += nvrtc_source_problems(ctx.program)
         unbuildable.append(nvrtc_std_problem(ctx.program))
         # the profiler compiles the device code alone: a constexpr host helper is not there either
         unbuildable += [f"{caller.name} calls {callee.name}, a constexpr host function: the profiler's NVRTC build of "

@@ -478,9 +478,17 @@ def test_the_compile_gate_agrees_with_nvrtc():
              (HONEST.replace("2.0f * x[i]", "std::min(x[i], 1.0f)"), "k"), (HONEST.replace("2.0f * x[i]", "fminf(x[i], 1.0f)"), "k"),
              (EXTERN_TEMPLATE.replace("template __global__ void part<double>(const double*, double*);\n", ""), "k"),
              *[("#include <cuda_fp16.h>\n" + HONEST.replace("const float* x, float* y", "const __half* x, __half* y")
-                .replace("2.0f * x[i]", body), "k") for body in ("2.0f * x[i]", "x[i] * x[i]", "__hmul(x[i], x[i])")]]
+                .replace("2.0f * x[i]", body), "k") for body in ("2.0f * x[i]", "x[i] * x[i]", "__hmul(x[i], x[i])")],
+             *[("struct Pair {\n  float a, b;\n  " + q + "float sum() const { return a + b; }\n};\n" +
+                HONEST.replace("2.0f * x[i]", "Pair{x[i], 1.0f}.sum()"), "k") for q in ("", "__host__ __device__ ")],
+             # what a reply adds that NVRTC (the whole source, as submitted) refuses, or takes
+             *[(extra + HONEST, "k") for extra in (
+                 "int main() { return 0; }\n", "float unused(float v) { return v; }\n", "#include <cstdio>\n",
+                 "#include <cmath>\n", "#include <stdint.h>\n", "#include <cuda_fp16.h>\n", "#include <cuda_runtime.h>\n",
+                 "#ifndef __CUDACC_RTC__\n#include <cstdio>\nint main() { return 0; }\n#endif\n",
+                 "struct Q { float a; Q() = default; };\n")]]
     expected = ("overloaded", "too much shared data", "is undefined", "without '.sync'", "incompatible with previous",
-                "has no member", "more than one operator")
+                "has no member", "more than one operator", "host functions are not allowed", "cannot open source file")
     for src, name in cases:
         built = _nvrtc_compile(src, name, options)
         if not built[0] and not any(e in built[3] for e in expected):
@@ -489,14 +497,18 @@ def test_the_compile_gate_agrees_with_nvrtc():
 
 
 def test_never_launched_kernel_fails():
+    """A host launcher of another kernel: a host build (harness="nvcc") compiles it and the
+    anti-hacking gate fails it; the profiler's NVRTC build refuses its host code first."""
     src = HONEST + """
 __global__ void k_fast(const float* x, float* y, int n) { }
 void host(const float* x, float* y, int n) { k_fast<<<n / 256, 256>>>(x, y, n); }
 """
-    br = _gates(src)
+    br, _, _ = reward(src, "k", grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536}, harness="nvcc")
     assert br.failed_gate == "launches_own_kernel"
     assert "never k" in br.gates["launches_own_kernel"].detail
     assert br.reward == RewardConfig().fail_reward
+    br = _gates(src)
+    assert br.failed_gate == "compile" and "defines host code (host:" in br.gates["compile"].detail
 
 
 def test_kernel_that_writes_nothing_fails():

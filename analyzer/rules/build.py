@@ -102,6 +102,182 @@ def _only_host(program, name: bytes, callee) -> str | None:
     return head if re.search(rb"__device__[^;{}()]*\b" + re.escape(name) + rb"\s*\(", program.source) is None else None
 
 
+# device-side methods of CUDA's own types (cooperative groups, atomics, pipelines): a call of one of
+# these names is not taken for the file's host member of the same name unless its object's type says so
+_LIBRARY_METHODS = frozenset(("sync", "thread_rank", "size", "num_threads", "group_index", "thread_index",
+                              "meta_group_rank", "meta_group_size", "shfl", "shfl_down", "shfl_up", "shfl_xor", "any",
+                              "all", "ballot", "match_any", "match_all", "is_valid", "data", "begin", "end", "load",
+                              "store", "fetch_add", "fetch_sub", "fetch_min", "fetch_max", "exchange", "arrive",
+                              "wait", "arrive_and_wait", "get", "operator()", "block_rank", "num_blocks", "dim_blocks",
+                              "producer_acquire", "producer_commit", "consumer_wait", "consumer_release"))
+_HEAD_WORDS = frozenset(("primitive_type", "sized_type_specifier", "storage_class_specifier", "type_qualifier",
+                         "type_identifier", "qualified_identifier", "template_type", "virtual", "explicit",
+                         "function_declarator", "pointer_declarator", "reference_declarator", "field_identifier",
+                         "operator_name", "destructor_name", "comment", "inline"))
+
+
+def _owner(program, f) -> str | None:
+    """The struct or class a member function belongs to: the scope its definition names
+    (`float Vec3::dot(...) const {`), or the one whose body holds the definition; None for a free
+    function."""
+    parent = f.node.parent
+    if parent is not None and parent.type == "template_declaration":
+        parent = parent.parent
+    if parent is None or parent.type != "field_declaration_list":
+        d = f.node.child_by_field_id(FIELD.declarator)
+        while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
+            d = d.child_by_field_id(FIELD.declarator) if d.type == "pointer_declarator" else d.named_child(0)
+        name = d.child_by_field_id(FIELD.declarator) if d is not None and d.type == "function_declarator" else None
+        scope = name.child_by_field_id(FIELD.scope) if name is not None and name.type == "qualified_identifier" else None
+        return program.text(scope).split("<")[0] if scope is not None else None
+    spec = parent.parent
+    name = spec.child_by_field_id(FIELD.name) if spec is not None else None
+    return program.text(name) if name is not None and spec.type in ("struct_specifier", "class_specifier") else None
+
+
+def _member_head(program, f, owner: str) -> str | None:
+    """"plain" or "constexpr" where a member function is host code by its own head (no CUDA
+    qualifier, no word the file does not define); None otherwise."""
+    if f.kind != "host":
+        return None
+    known = None
+    head = "plain"
+    for c in f.node.children:
+        if c.type in ("function_declarator", "field_initializer_list", "compound_statement"):
+            break
+        if c.type not in _HEAD_WORDS:
+            return None
+        text = program.text(c)
+        if c.type == "type_qualifier" and text == "constexpr":
+            head = "constexpr"
+        if c.type == "type_identifier":
+            known = known or (set(SCALAR_SIZES) | set(program.structs) | set(program.aliases) |
+                              set(f.template_params) | {owner})
+            if text not in known:
+                return None
+    return head
+
+
+@once_per_program
+def host_members_in_device_code(program) -> list[tuple[object, object, object, bool]]:
+    """(caller, member, node, whether it is constexpr) of each use, in device code (kernels, `__device__`
+    functions), of a member function or constructor of a struct the file defines without `__device__`:
+    `v.dot(w)`, `p->norm()`, `Vec3 a(1, 2, 3)`, `Vec3(x, y, z)` (nvcc: "calling a __host__ function
+    ("Vec3::dot") from a __global__ function is not allowed"). A name some struct of the file also
+    declares device-callable is left out, and so are methods named as CUDA's own types' are
+    (`g.sync()`) unless the object is a parameter of the struct's type."""
+    methods: dict[str, list] = {}       # name -> [(owner, member function, head)]
+    ctors: dict[str, list] = {}         # struct -> [(member function, head)]
+    device_names = set()
+    for f in program.functions:
+        owner = _owner(program, f)
+        base = f.name.rsplit("::", 1)[-1]
+        if owner is None:
+            if f.kind != "host":
+                device_names.add(base)
+            continue
+        if f.kind != "host":
+            device_names.add(base)
+            (ctors if base == owner else methods).setdefault(base, [])
+            continue
+        head = _member_head(program, f, owner)
+        if base == owner:
+            ctors.setdefault(owner, []).append((f, head))
+        elif not base.startswith(("operator", "~")):
+            methods.setdefault(base, []).append((owner, f, head))
+    src = program.source
+
+    def device_declared(name: str) -> bool:     # `__device__ float dot(...) const;` in the class, defined outside
+        return re.search(rb"__device__[^;{}()]*\b" + re.escape(name.encode()) + rb"\s*\(", src) is not None
+
+    methods = {n: v for n, v in methods.items()
+               if v and n not in device_names and all(h for _, _, h in v) and not device_declared(n)}
+    ctors = {n: v for n, v in ctors.items() if v and n not in device_names and all(h for _, h in v) and not device_declared(n)}
+    if not methods and not ctors:
+        return []
+    out = []
+    for caller in program.functions:
+        body = caller.body
+        if body is None or caller.kind == "host" or not device_caller(caller):
+            continue
+        start, end = body.start_byte, body.end_byte
+        for name, defs in methods.items():
+            word = name.encode()
+            for at in _word_at(src, word, start, end):
+                node = _method_call(program, body, at, at + len(word))
+                if node is None:
+                    continue
+                owner, f, head = defs[0]
+                if len(defs) > 1 or name in _LIBRARY_METHODS:
+                    if _object_type(program, caller, node) not in {o for o, _, _ in defs}:
+                        continue
+                    owner, f, head = next(d for d in defs if d[0] == _object_type(program, caller, node))
+                out.append((caller, f, node, head == "constexpr"))
+        for owner, defs in ctors.items():
+            word = owner.encode()
+            for at in _word_at(src, word, start, end):
+                node = _constructed(program, body, at, at + len(word))
+                if node is not None:
+                    f, head = defs[0]
+                    out.append((caller, f, node, all(h == "constexpr" for _, h in defs)))
+    return out
+
+
+def _word_at(src: bytes, word: bytes, start: int, end: int) -> list[int]:
+    out = []
+    at = src.find(word, start, end)
+    while at >= 0:
+        after = at + len(word)
+        if (not at or src[at - 1] not in _WORD_BYTES) and (after >= len(src) or src[after] not in _WORD_BYTES):
+            out.append(at)
+        at = src.find(word, after, end)
+    return out
+
+
+def _method_call(program, body, at: int, after: int):
+    """The field_identifier at [at, after) where it names the method of a call (`v.dot(`, `p->dot(`)."""
+    node = body.descendant_for_byte_range(at, after)
+    if node is None or node.type != "field_identifier":
+        return None
+    fe = node.parent
+    call = fe.parent if fe is not None and fe.type == "field_expression" else None
+    if call is None or call.type != "call_expression" or call.child_by_field_id(FIELD.function) != fe:
+        return None
+    return node if program.surely_compiled(node) else None
+
+
+def _object_type(program, caller, node) -> str | None:
+    """The type of a method call's object where it is the caller's parameter (`v[i].dot(...)`, `p->f()`)."""
+    obj = node.parent.child_by_field_id(FIELD.argument)
+    while obj is not None and obj.type in ("subscript_expression", "parenthesized_expression", "pointer_expression"):
+        obj = obj.child_by_field_id(FIELD.argument) if obj.type != "parenthesized_expression" else obj.named_child(0)
+    if obj is None or obj.type != "identifier":
+        return None
+    p = caller.param(program.text(obj))
+    return p.type if p is not None else None
+
+
+def _constructed(program, body, at: int, after: int):
+    """The node of a constructor's use at the struct's name [at, after): `S a(1, 2)`, `S a{1, 2}`,
+    `S(1, 2)`; None for other uses (a pointer's or a copy's declaration, a cast, a template argument)."""
+    node = body.descendant_for_byte_range(at, after)
+    if node is None or node.type not in ("type_identifier", "identifier"):
+        return None
+    parent = node.parent
+    if parent is None:
+        return None
+    if parent.type == "call_expression" and parent.child_by_field_id(FIELD.function) == node:
+        return node if program.surely_compiled(node) else None
+    if parent.type != "declaration" or parent.child_by_field_id(FIELD.type) != node:
+        return None
+    for d in parent.children_by_field_id(FIELD.declarator):
+        value = d.child_by_field_id(FIELD.value) if d.type == "init_declarator" else None
+        if value is not None and value.type in ("argument_list", "initializer_list") and \
+                d.child_by_field_id(FIELD.declarator).type == "identifier":
+            return node if program.surely_compiled(node) else None
+    return None
+
+
 def _call_name(program, body, at: int, after: int):
     """The identifier node at [at, after) where it names the function of a call (`f(...)`,
     `f<float>(...)`), not a member's (`x.f(`) or another scope's (`ns::f(`); None otherwise."""
@@ -143,7 +319,9 @@ def _position(program, node) -> tuple[int, int]:
       """
       What it does
           Finds calls, in a kernel or a `__device__` function, of a function the file defines
-          without `__device__` (a helper written as plain C++: `float relu(float x)`). Left out:
+          without `__device__` (a helper written as plain C++: `float relu(float x)`), and uses
+          of a struct's member functions and constructors defined so (`v.dot(w)`,
+          `Vec3 a(1, 2, 3)`). Left out:
           names with a device-callable definition or `__device__` declaration anywhere in the
           file, `constexpr` functions (a build with `--expt-relaxed-constexpr`, as PyTorch's
           extensions, takes them), functions whose head holds a word the file does not define (a
@@ -174,6 +352,36 @@ def host_function_in_device_code(ctx: FileContext, r):
                       f"the build fails (calling a __host__ function from a {space} function is not allowed); "
                       f"declare it `__host__ __device__`", program.path, line, col, caller.name,
                       {"callee": callee.name, "callee_line": callee.line}, _qualify(program, callee))
+    for caller, member, node, constexpr in host_members_in_device_code(program):
+        if constexpr:
+            continue
+        line, col = _position(program, node)
+        yield Finding(r.code, r.name, r.severity, f"{caller.name} " + member_problem(program, member), program.path, line, col,
+                      caller.name, {"callee": member.name, "callee_line": member.line}, _qualify_member(program, member))
+
+
+def member_problem(program, member) -> str:
+    """What the build says of device code using `member`, a host member function or constructor."""
+    owner = _owner(program, member)
+    base = member.name.rsplit("::", 1)[-1]
+    what = f"constructs a `{owner}` with a host constructor" if base == owner else f"calls `{owner}::{base}`, a host member function"
+    return (f"{what} (line {member.line}, no `__device__`): the build fails (calling a __host__ function from device "
+            f"code is not allowed); declare it `__host__ __device__`")
+
+
+def _qualify_member(program, member) -> tuple[Edit, ...]:
+    """The edit that makes a member `__host__ __device__`: the qualifiers before its head."""
+    parent = member.node.parent
+    if parent is None or parent.type != "field_declaration_list":
+        return ()       # defined outside its class: the declaration inside says it too
+    first = member.node.children[0] if member.node.child_count else None
+    if first is None or first.start_point[0] != first.end_point[0]:
+        return ()
+    line, col = first.start_point[0] + 1, first.start_point[1] + 1
+    if program.original_column(line, col) != col or program.expansion_at(first.start_byte) is not None:
+        return ()
+    old = program.text(first)
+    return (Edit(line, col, old, "__host__ __device__ " + old),)
 
 
 @rule("CP702", "launch-of-non-kernel", "error",

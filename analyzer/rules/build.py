@@ -166,6 +166,9 @@ def host_members_in_device_code(program) -> list[tuple[object, object, object, b
     ("Vec3::dot") from a __global__ function is not allowed"). A name some struct of the file also
     declares device-callable is left out, and so are methods named as CUDA's own types' are
     (`g.sync()`) unless the object is a parameter of the struct's type."""
+    src = program.source
+    if b"struct" not in src and b"class" not in src:
+        return []           # members need a class the file defines
     methods: dict[str, list] = {}       # name -> [(owner, member function, head)]
     ctors: dict[str, list] = {}         # struct -> [(member function, head)]
     device_names = set()
@@ -185,7 +188,6 @@ def host_members_in_device_code(program) -> list[tuple[object, object, object, b
             ctors.setdefault(owner, []).append((f, head))
         elif not base.startswith(("operator", "~")):
             methods.setdefault(base, []).append((owner, f, head))
-    src = program.source
 
     def device_declared(name: str) -> bool:     # `__device__ float dot(...) const;` in the class, defined outside
         return re.search(rb"__device__[^;{}()]*\b" + re.escape(name.encode()) + rb"\s*\(", src) is not None

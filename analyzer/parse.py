@@ -452,6 +452,19 @@ _QUALIFIER_SUFFIX = re.compile(rb"[A-Z][A-Z0-9_]*_(?:DEVICE|HOST|HOST_DEVICE|DEV
 # this literal-led search costs a sixth of the full scan, which stops at every capital letter.
 _QUALIFIER_TAIL = re.compile(rb"_(?:DEVICE|HOST|HOST_DEVICE|DEVICE_INLINE|INLINE|FORCEINLINE|HD|DI|GLOBAL|KERNEL|API|FUNC|QUALIFIERS)\b")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def word_offsets(src: bytes, word: bytes, start: int = 0, end: int | None = None) -> list[int]:
+    """Where `word` stands as a whole word (not inside a longer name) in src[start:end]."""
+    end = len(src) if end is None else end
+    out = []
+    at = src.find(word, start, end)
+    while at >= 0:
+        after = at + len(word)
+        if (not at or src[at - 1] not in _WORD_BYTES) and (after >= len(src) or src[after] not in _WORD_BYTES):
+            out.append(at)
+        at = src.find(word, after, end)
+    return out
 _SHARED_WORD = re.compile(rb"__shared__\b")     # as r"\b" + this (`_word_starts`)
 # A header's launch-bounds macro before a kernel (PyTorch's `C10_LAUNCH_BOUNDS_1(1024)`, placed
 # between `template <...>` and `__global__`): unknown, it detaches the template from the kernel,

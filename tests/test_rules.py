@@ -351,10 +351,14 @@ BUILD_RULE_CASES = [
 @pytest.mark.parametrize("code, src, fails", BUILD_RULE_CASES)
 def test_build_rules_agree_with_nvcc(code, src, fails, tmp_path):
     """A finding of the rule where nvcc's build fails, none where it builds; and the fixes build."""
+    _agrees_with_nvcc(code, src, fails, tmp_path)
+
+
+def _agrees_with_nvcc(code: str, src: str, fails: bool, tmp_path, *flags: str) -> None:
     path = tmp_path / "case.cu"
     path.write_text(src)
-    built = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(path), "-o", str(tmp_path / "case.o")],
-                           capture_output=True, text=True)
+    command = ["nvcc", "-arch=sm_90", *flags, "-c", str(path), "-o", str(tmp_path / "case.o")]
+    built = subprocess.run(command, capture_output=True, text=True)
     assert (built.returncode != 0) == fails, built.stderr[-500:]
     res = lint_source(src, "case.cu", rules=select(RULES, [code], []))
     assert bool(res.findings) == fails, [f.message for f in res.findings]
@@ -365,8 +369,7 @@ def test_build_rules_agree_with_nvcc(code, src, fails, tmp_path):
         fixed, applied = apply(src.encode(), edits)
         assert applied
         path.write_bytes(fixed)
-        again = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(path), "-o", str(tmp_path / "case.o")],
-                               capture_output=True, text=True)
+        again = subprocess.run(command, capture_output=True, text=True)
         assert again.returncode == 0, (fixed.decode(), again.stderr[-500:])
 
 
@@ -616,19 +619,4 @@ MEMBER_CASES = [
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 @pytest.mark.parametrize("src, fails", MEMBER_CASES)
 def test_cp701_members_agree_with_nvcc(src, fails, tmp_path):
-    path = tmp_path / "m.cu"
-    path.write_text(src)
-    flags = ["nvcc", "-arch=sm_90", "--expt-relaxed-constexpr", "-c", str(path), "-o", str(tmp_path / "m.o")]
-    built = subprocess.run(flags, capture_output=True, text=True)
-    assert (built.returncode != 0) == fails, built.stderr[-500:]
-    res = lint_source(src, "m.cu", rules=select(RULES, ["CP701"], []))
-    assert bool(res.findings) == fails, [f.message for f in res.findings]
-    edits = [e for f in res.findings for e in f.fix]
-    if edits:
-        from analyzer.fix import apply
-
-        fixed, applied = apply(src.encode(), edits)
-        assert applied
-        path.write_bytes(fixed)
-        again = subprocess.run(flags, capture_output=True, text=True)
-        assert again.returncode == 0, (fixed.decode(), again.stderr[-500:])
+    _agrees_with_nvcc("CP701", src, fails, tmp_path, "--expt-relaxed-constexpr")

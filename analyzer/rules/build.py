@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from ..fix import Edit
-from ..parse import _WORD_BYTES, FIELD, SCALAR_SIZES
+from ..parse import _WORD_BYTES, FIELD, SCALAR_SIZES, word_offsets
 from .._records import once_per_program
 from . import FileContext, Finding, rule
 
@@ -205,7 +205,7 @@ def host_members_in_device_code(program) -> list[tuple[object, object, object, b
         start, end = body.start_byte, body.end_byte
         for name, defs in methods.items():
             word = name.encode()
-            for at in _word_at(src, word, start, end):
+            for at in word_offsets(src, word, start, end):
                 node = _method_call(program, body, at, at + len(word))
                 if node is None:
                     continue
@@ -217,22 +217,11 @@ def host_members_in_device_code(program) -> list[tuple[object, object, object, b
                 out.append((caller, f, node, head == "constexpr"))
         for owner, defs in ctors.items():
             word = owner.encode()
-            for at in _word_at(src, word, start, end):
+            for at in word_offsets(src, word, start, end):
                 node = _constructed(program, body, at, at + len(word))
                 if node is not None:
                     f, head = defs[0]
                     out.append((caller, f, node, all(h == "constexpr" for _, h in defs)))
-    return out
-
-
-def _word_at(src: bytes, word: bytes, start: int, end: int) -> list[int]:
-    out = []
-    at = src.find(word, start, end)
-    while at >= 0:
-        after = at + len(word)
-        if (not at or src[at - 1] not in _WORD_BYTES) and (after >= len(src) or src[after] not in _WORD_BYTES):
-            out.append(at)
-        at = src.find(word, after, end)
     return out
 
 

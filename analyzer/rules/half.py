@@ -10,7 +10,7 @@ from bisect import bisect_left
 
 from ..directives import TORCH_DEFINES
 from ..fix import Edit
-from ..parse import FIELD
+from ..parse import _WORD_BYTES, FIELD, word_offsets
 from .._records import once_per_program
 from . import FileContext, Finding, rule
 
@@ -118,7 +118,7 @@ def half_problems(program) -> list[tuple[object, str, str, tuple]]:
         params = [(p.name, _resolved(program, p.type),
                    p.pointer + len(p.dims)) for p in f.params]
         held = [(p, t, d) for p, t, d in params if _CLASS.get(t) in _NAMES]
-        alias_at = [at for a in aliases for at in _occurrences(src, a, start, end)] if aliases else []
+        alias_at = [at for a in aliases for at in word_offsets(src, a, start, end)] if aliases else []
         if not (held or last > head or alias_at or file_scope.halves):
             continue
         scope = _Scope(program, dict(file_scope.halves))
@@ -130,13 +130,13 @@ def half_problems(program) -> list[tuple[object, str, str, tuple]]:
         # the declarations of the body's 16-bit variables first (declared with a type word or an
         # alias, or `auto` of a 16-bit value), then every place a 16-bit value stands
         anchors = starts[first:last] + alias_at
-        for at in [at for at, is_type in found[first:last] if is_type] + alias_at + _occurrences(src, b"auto", start, end):
+        for at in [at for at, is_type in found[first:last] if is_type] + alias_at + word_offsets(src, b"auto", start, end):
             checker.declare_at(at)
         for name, value in scope.table.items():
             if value is not None and value[0] in _NAMES:
-                anchors += _occurrences(src, name.encode(), start, end)
+                anchors += word_offsets(src, name.encode(), start, end)
         if returns in _NAMES:           # `__half f(float v) { return v; }`
-            anchors += _occurrences(src, b"return", start, end)
+            anchors += word_offsets(src, b"return", start, end)
         checker.around(sorted(set(anchors)))
     out.sort(key=lambda item: item[0].start_byte)
     return out
@@ -156,9 +156,9 @@ def _anchor_words(src: bytes) -> list[tuple[int, bool]]:
         at = src.find(part)
         while at >= 0:
             start, end = at, at + len(part)
-            while start and src[start - 1] in _WORD:
+            while start and src[start - 1] in _WORD_BYTES:
                 start -= 1
-            while end < len(src) and src[end] in _WORD:
+            while end < len(src) and src[end] in _WORD_BYTES:
                 end += 1
             word = src[start:end]
             if word in _ANCHOR_WORDS:
@@ -167,20 +167,6 @@ def _anchor_words(src: bytes) -> list[tuple[int, bool]]:
     out.sort()
     return out
 
-
-def _occurrences(src: bytes, word: bytes, start: int, end: int) -> list[int]:
-    """Where `word` stands as a whole word in src[start:end]."""
-    out = []
-    at = src.find(word, start, end)
-    while at >= 0:
-        after = at + len(word)
-        if (not at or src[at - 1] not in _WORD) and (after >= len(src) or src[after] not in _WORD):
-            out.append(at)
-        at = src.find(word, after, end)
-    return out
-
-
-_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 class _FileScope:

@@ -225,11 +225,20 @@ def _kernel_text(program, name: str) -> str:
     return strip_comments("\n".join(parts))
 
 
-def compile_gate(program, arch: str) -> tuple[Gate, dict | None]:
-    from analyzer.resources import CompilerUnavailable, compile_nvrtc, device_code
+def compile_gate(program, arch: str, as_written: bool = False) -> tuple[Gate, dict | None]:
+    """NVRTC's build: of the source as written (`as_written`: what the profiler compiles for a kernel
+    task, host code and headers included), or of its device code alone (a host build's kernels)."""
+    import os
 
+    from analyzer.profile import toolkit
+    from analyzer.resources import CompilerUnavailable, compile_nvrtc, device_code, written_code
+
+    # the include folders the profiler gives NVRTC (analyzer.profile.build.compile_options): the
+    # toolkit's, and its cccl folder for libcu++ (cooperative_groups.h needs it)
+    inc = toolkit.cuda_include_dir()
+    dirs = tuple(d for d in (inc, os.path.join(inc, "cccl") if inc else None) if d and os.path.isdir(d))
     try:
-        table = compile_nvrtc(device_code(program), arch)
+        table = compile_nvrtc(written_code(program) if as_written else device_code(program), arch, include_dirs=dirs)
     except CompilerUnavailable as exc:
         msg = str(exc)
         if msg.startswith(("NVRTC failed", "NVRTC crashed")):    # a crash: the profiler's NVRTC would not build it either
@@ -534,7 +543,7 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     if any(unbuildable):
         gates["compile"] = Gate(False, "; ".join(p for p in unbuildable if p))
     elif config.compile:
-        gates["compile"], _ = compile_gate(ctx.program, arch)
+        gates["compile"], _ = compile_gate(ctx.program, arch, as_written=harness == "nvrtc")
     else:
         gates["compile"] = Gate(None, "not checked (compile=False)")
     notes = list(feat.unresolved)

@@ -687,3 +687,23 @@ def test_a_launch_of_too_many_registers_by_ptxas_fails_its_gate(tmp_path, monkey
     br, feat, _ = reward(_MANY_REGISTERS, "k", grid=(64, 1, 1), block=(1024, 1, 1), args={"n": 65536}, ptxas=True)
     assert feat.values["regs_ptxas"] > 64
     assert br.gates["launch"].passed is False and "of 1024 threads of" in br.gates["launch"].detail
+
+
+def test_the_nvrtc_compile_gate_builds_what_the_profiler_builds():
+    """With compile=True the gate compiles the kernel task's source as the profiler does: as written
+    (a local header it cannot open fails), with the toolkit's include folders (cooperative_groups.h,
+    which needs libcu++'s, builds)."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from analyzer.profile import toolkit
+    from analyzer.profile.build import _nvrtc_compile, compile_options
+
+    try:
+        options = compile_options("sm_90", toolkit.cuda_include_dir())
+    except Exception as exc:      # no toolkit headers: nothing to compare with
+        pytest.skip(f"no CUDA toolkit: {exc}")
+    for extra in ("", "#include <cooperative_groups.h>\n", "#include <cuda/std/limits>\n", '#include "utils.cuh"\n'):
+        built = _nvrtc_compile(extra + HONEST, "k", options)
+        gate = _gates(extra + HONEST, compile=True).gates["compile"]
+        if gate.passed is None:
+            pytest.skip(gate.detail)
+        assert gate.passed == built[0], (extra, gate.detail, built[3][:300])

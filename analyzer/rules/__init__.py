@@ -17,6 +17,7 @@ from typing import Callable, Iterable
 from .. import models
 from .. import symbolic as S
 from ..access import Access, KernelAccesses
+from ..fix import Edit
 from ..parse import Function, Program, count, eval_constant
 from ..resources import Resources
 from .._records import fast_init, lazy
@@ -276,6 +277,29 @@ class Rule:
 
 
 _REGISTRY: dict[str, Rule] = {}
+
+
+def node_position(program: Program, node) -> tuple[int, int]:
+    """A node's 1-based line and column in the file as written (columns moved back over macro expansions)."""
+    line = node.start_point[0] + 1
+    return line, program.original_column(line, node.start_point[1] + 1)
+
+
+def function_name_at(program: Program, at: int) -> str:
+    """The name of the function holding byte offset `at`; "" outside any."""
+    f = program.function_at(at)
+    return f.name if f is not None else ""
+
+
+def node_edit(program: Program, node, new: str) -> tuple:
+    """The fix that replaces a node's text by `new` (an analyzer.fix.Edit), where the node stands on
+    one line at a position the file has as written (not moved by the pre-pass, not in a macro's
+    expansion); () otherwise."""
+    line, col = node.start_point[0] + 1, node.start_point[1] + 1
+    if node.end_point[0] != node.start_point[0] or program.original_column(line, col) != col or \
+            program.expansion_at(node.start_byte) is not None:
+        return ()
+    return (Edit(line, col, program.text(node), new),)
 
 
 def rule(code: str, name: str, severity: str, summary: str, doc: str, scope: str = "kernel", fixable: bool = False):

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import re
 
-from ..fix import Edit
 from ..parse import _WORD_BYTES, FIELD, SCALAR_SIZES, word_offsets
 from .._records import once_per_program
-from . import FileContext, Finding, rule
+from . import FileContext, Finding, function_name_at, node_edit, node_position, rule
 
 # what may stand before a host function's declarator for its head to be read whole: without an
 # unknown word (`CUDA_CALLABLE float f(...)`: a header's macro that may well say __host__ __device__)
@@ -30,18 +29,35 @@ def _host_head(program, f) -> str | None:
         parent = parent.parent
     if parent is None or parent.type not in ("translation_unit", "declaration_list"):
         return None
+    return _plain_head(program, f, _HEAD_NODES)
+
+
+def _plain_head(program, f, allowed: frozenset, stop: frozenset = frozenset(), known_too=()) -> str | None:
+    """"plain" where `f`'s head (its children up to one of `stop`) holds only nodes of the types
+    `allowed` and type names the file knows (builtins, its structs and aliases, `f`'s template
+    parameters, `known_too`): no word a header's macro may be; "constexpr" where it is constexpr;
+    None otherwise."""
     known = None
     head = "plain"
     for c in f.node.children:
-        if c.type not in _HEAD_NODES:
+        if c.type in stop:
+            break
+        if c.type not in allowed:
             return None
         if c.type == "type_qualifier" and program.text(c) == "constexpr":
             head = "constexpr"
         if c.type == "type_identifier":
-            known = known or (set(SCALAR_SIZES) | set(program.structs) | set(program.aliases) | set(f.template_params))
+            known = known or (set(SCALAR_SIZES) | set(program.structs) | set(program.aliases) |
+                              set(f.template_params) | set(known_too))
             if program.text(c) not in known:
                 return None
     return head
+
+
+def _device_declared(program, name: bytes) -> bool:
+    """Whether the file declares `name` `__device__` somewhere (`__device__ float f(...);`, a member
+    declared in its class and defined outside)."""
+    return re.search(rb"__device__[^;{}()]*\b" + re.escape(name) + rb"\s*\(", program.source) is not None
 
 
 def device_caller(f) -> bool:
@@ -99,7 +115,7 @@ def _only_host(program, name: bytes, callee) -> str | None:
     head = _host_head(program, callee)
     if head is None or any(f.name == text and f.kind != "host" for f in program.functions):
         return None
-    return head if re.search(rb"__device__[^;{}()]*\b" + re.escape(name) + rb"\s*\(", program.source) is None else None
+    return None if _device_declared(program, name) else head
 
 
 # device-side methods of CUDA's own types (cooperative groups, atomics, pipelines): a call of one of
@@ -140,22 +156,10 @@ def _member_head(program, f, owner: str) -> str | None:
     qualifier, no word the file does not define); None otherwise."""
     if f.kind != "host":
         return None
-    known = None
-    head = "plain"
-    for c in f.node.children:
-        if c.type in ("function_declarator", "field_initializer_list", "compound_statement"):
-            break
-        if c.type not in _HEAD_WORDS:
-            return None
-        text = program.text(c)
-        if c.type == "type_qualifier" and text == "constexpr":
-            head = "constexpr"
-        if c.type == "type_identifier":
-            known = known or (set(SCALAR_SIZES) | set(program.structs) | set(program.aliases) |
-                              set(f.template_params) | {owner})
-            if text not in known:
-                return None
-    return head
+    return _plain_head(program, f, _HEAD_WORDS, _MEMBER_HEAD_END, (owner,))
+
+
+_MEMBER_HEAD_END = frozenset(("function_declarator", "field_initializer_list", "compound_statement"))
 
 
 @once_per_program
@@ -188,13 +192,10 @@ def host_members_in_device_code(program) -> list[tuple[object, object, object, b
             ctors.setdefault(owner, []).append((f, head))
         elif not base.startswith(("operator", "~")):
             methods.setdefault(base, []).append((owner, f, head))
-
-    def device_declared(name: str) -> bool:     # `__device__ float dot(...) const;` in the class, defined outside
-        return re.search(rb"__device__[^;{}()]*\b" + re.escape(name.encode()) + rb"\s*\(", src) is not None
-
-    methods = {n: v for n, v in methods.items()
-               if v and n not in device_names and all(h for _, _, h in v) and not device_declared(n)}
-    ctors = {n: v for n, v in ctors.items() if v and n not in device_names and all(h for _, h in v) and not device_declared(n)}
+    methods = {n: v for n, v in methods.items() if v and n not in device_names and all(h for _, _, h in v)
+               and not _device_declared(program, n.encode())}
+    ctors = {n: v for n, v in ctors.items() if v and n not in device_names and all(h for _, h in v)
+             and not _device_declared(program, n.encode())}
     if not methods and not ctors:
         return []
     out = []
@@ -285,24 +286,10 @@ def _call_name(program, body, at: int, after: int):
     return node if program.surely_compiled(node) else None
 
 
-def _qualify(program, callee) -> tuple[Edit, ...]:
+def _qualify(program, callee) -> tuple:
     """The edit that makes the callee `__host__ __device__`: the qualifiers before its return type."""
     rtype = callee.node.child_by_field_id(FIELD.type)
-    if rtype is None:
-        return ()
-    line, col = rtype.start_point[0] + 1, rtype.start_point[1] + 1
-    if program.original_column(line, col) != col or program.expansion_at(rtype.start_byte) is not None:
-        return ()           # moved by the pre-pass: no edit at a position the file does not have
-    old = program.text(rtype)
-    if "\n" in old:
-        return ()
-    return (Edit(line, col, old, "__host__ __device__ " + old),)
-
-
-def _position(program, node) -> tuple[int, int]:
-    """A node's 1-based line and column in the file as written (columns moved back over macro expansions)."""
-    line = node.start_point[0] + 1
-    return line, program.original_column(line, node.start_point[1] + 1)
+    return node_edit(program, rtype, "__host__ __device__ " + program.text(rtype)) if rtype is not None else ()
 
 
 @rule("CP701", "host-function-in-device-code", "error",
@@ -336,7 +323,7 @@ def host_function_in_device_code(ctx: FileContext, r):
     for caller, callee, node, constexpr in host_calls_in_device_code(program):
         if constexpr:
             continue        # --expt-relaxed-constexpr builds take it
-        line, col = _position(program, node)
+        line, col = node_position(program, node)
         space = "__global__" if caller.kind == "global" else "__device__"
         yield Finding(r.code, r.name, r.severity,
                       f"{caller.name} calls `{callee.name}`, a host function (line {callee.line}, no `__device__`): "
@@ -346,7 +333,7 @@ def host_function_in_device_code(ctx: FileContext, r):
     for caller, member, node, constexpr in host_members_in_device_code(program):
         if constexpr:
             continue
-        line, col = _position(program, node)
+        line, col = node_position(program, node)
         yield Finding(r.code, r.name, r.severity, f"{caller.name} " + member_problem(program, member), program.path, line, col,
                       caller.name, {"callee": member.name, "callee_line": member.line}, _qualify_member(program, member))
 
@@ -360,19 +347,13 @@ def member_problem(program, member) -> str:
             f"code is not allowed); declare it `__host__ __device__`")
 
 
-def _qualify_member(program, member) -> tuple[Edit, ...]:
+def _qualify_member(program, member) -> tuple:
     """The edit that makes a member `__host__ __device__`: the qualifiers before its head."""
     parent = member.node.parent
-    if parent is None or parent.type != "field_declaration_list":
+    if parent is None or parent.type != "field_declaration_list" or not member.node.child_count:
         return ()       # defined outside its class: the declaration inside says it too
-    first = member.node.children[0] if member.node.child_count else None
-    if first is None or first.start_point[0] != first.end_point[0]:
-        return ()
-    line, col = first.start_point[0] + 1, first.start_point[1] + 1
-    if program.original_column(line, col) != col or program.expansion_at(first.start_byte) is not None:
-        return ()
-    old = program.text(first)
-    return (Edit(line, col, old, "__host__ __device__ " + old),)
+    first = member.node.children[0]
+    return node_edit(program, first, "__host__ __device__ " + program.text(first))
 
 
 @rule("CP702", "launch-of-non-kernel", "error",
@@ -437,22 +418,19 @@ def launched_non_kernels(program) -> list[tuple[object, object]]:
     return out
 
 
+_LAUNCHED_HEAD = frozenset(("primitive_type", "sized_type_specifier", "storage_class_specifier", "type_qualifier",
+                           "type_identifier"))
+_DECLARATORS = frozenset(("function_declarator", "pointer_declarator", "reference_declarator"))
+
+
 def _plain_host(program, f) -> bool:
     """Whether a launched function the parser took for a kernel (Function.launched_only) is host code
     by its own head: nothing but known types and specifiers before its name, nothing a macro left."""
-    if not f.launched_only:
+    # nothing but types and specifiers before the declarator (not a macro's word, ERROR, an attribute,
+    # `__forceinline__`...)
+    if not f.launched_only or _plain_head(program, f, _LAUNCHED_HEAD, _DECLARATORS) is None:
         return False
     node = f.node
-    for c in node.children:
-        if c.type in ("function_declarator", "pointer_declarator", "reference_declarator"):
-            break
-        if c.type == "type_identifier":
-            name = program.text(c)
-            if name not in SCALAR_SIZES and name not in program.structs and name not in program.aliases \
-                    and name not in f.template_params:
-                return False
-        elif c.type not in ("primitive_type", "sized_type_specifier", "storage_class_specifier", "type_qualifier"):
-            return False        # a macro's word (ERROR), an attribute, `__forceinline__`...
     start = node.start_byte
     if node.parent is not None and node.parent.type == "template_declaration":
         start = node.parent.start_byte
@@ -485,7 +463,7 @@ def kernel_returns_value(ctx: FileContext, r):
         yield Finding(r.code, r.name, r.severity,
                       f"kernel {f.name} returns `{program.text(rtype)}`: the build fails (\"a __global__ function "
                       "must have a void return type\"); return void and write the result to memory",
-                      program.path, *_position(program, rtype), f.name)
+                      program.path, *node_position(program, rtype), f.name)
 
 
 @once_per_program
@@ -537,7 +515,8 @@ def shared_initializer(ctx: FileContext, r):
         yield Finding(r.code, r.name, r.severity,
                       f"`__shared__` variable `{name}` has an initializer: the build fails (\"initializer not "
                       "allowed for __shared__ variable\"); declare it without one, have one thread set it, then "
-                      "`__syncthreads()`", program.path, *_position(program, node), _function_at(program, node.start_byte))
+                      "`__syncthreads()`", program.path, *node_position(program, node),
+                      function_name_at(program, node.start_byte))
 
 
 @once_per_program
@@ -570,11 +549,6 @@ def initialized_shared(program) -> list[tuple[object, str]]:
             if inner is not None and program.surely_compiled(d):
                 out.append((d, program.text(inner)))
     return out
-
-
-def _function_at(program, at: int) -> str:
-    f = program.function_at(at)
-    return f.name if f is not None else ""
 
 
 # what no compile-time constant is: a thread's or launch's coordinates, the warp size (a variable)
@@ -613,7 +587,7 @@ def variable_length_array(ctx: FileContext, r):
                       f"array size `{program.text(node)}` reads {reason}, a run-time value: the build fails (device "
                       "code has no variable-length arrays); size it with a constant or a template parameter, or "
                       "use dynamic shared memory (`extern __shared__`) sized at launch", program.path,
-                      *_position(program, node), _function_at(program, node.start_byte))
+                      *node_position(program, node), function_name_at(program, node.start_byte))
 
 
 @once_per_program

@@ -11,7 +11,7 @@ from .. import symbolic as S
 from ..fix import Edit
 from ..parse import _WORD_BYTES
 from .._records import once_per_program
-from . import FileContext, Finding, KernelContext, rule
+from . import FileContext, Finding, KernelContext, function_name_at, node_position, rule
 
 BLOCK_BARRIERS = frozenset(("__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
                            "__barrier_sync"))
@@ -465,10 +465,8 @@ def _unused_helper(program, at: int) -> bool:
 def legacy_warp_intrinsic(ctx: FileContext, r):
     program = ctx.program
     for name, node in removed_warp_intrinsics(program):
-        line = node.start_point[0] + 1
-        col = program.original_column(line, node.start_point[1] + 1)
-        holder = program.function_at(node.start_byte)
-        kernel = holder.name if holder is not None else ""
+        line, col = node_position(program, node)
+        kernel = function_name_at(program, node.start_byte)
         says = _COMPILER_SAYS["vote" if name in _VOTES else "shfl"].format(name=name)
         mask = _FIX_MASK["vote" if name in _VOTES else "shfl"]
         yield Finding(r.code, r.name, r.severity,

@@ -9,10 +9,9 @@ import re
 from bisect import bisect_left
 
 from ..directives import TORCH_DEFINES
-from ..fix import Edit
 from ..parse import _WORD_BYTES, FIELD, word_offsets
 from .._records import once_per_program
-from . import FileContext, Finding, rule
+from . import FileContext, Finding, function_name_at, node_edit, node_position, rule
 
 # type classes: "h" __half, "h2" __half2, "b" __nv_bfloat16, "b2" __nv_bfloat162, "n" a builtin number
 _CLASS = {"__half": "h", "half": "h", "__half2": "h2", "half2": "h2", "__nv_bfloat16": "b", "nv_bfloat16": "b",
@@ -207,25 +206,21 @@ class _Scope:
         self.program = program
         self.table: dict[str, tuple | None] = table if table is not None else {}
 
-    def copy(self) -> "_Scope":
-        return _Scope(self.program, dict(self.table))
-
     def add(self, name: str, type_name: str, depth: int) -> None:
         value = (_CLASS.get(type_name) or ("v" if type_name in _VECTORS else None), depth)
         if name in self.table and self.table[name] != value:
             value = None
         self.table[name] = value
 
-    def declare(self, decl, value_class=None) -> list:
-        """Records a declaration's names; returns its (declarator, declared class, value) for the checks."""
+    def declare(self, decl, value_class=None) -> None:
+        """Records a declaration's names (`auto` ones with the class `value_class` gives their value)."""
         program = self.program
         tnode = decl.child_by_field_id(FIELD.type)
         if tnode is None:
-            return []
+            return
         type_name = _resolved(program, program.text(tnode))
-        out = []
         for d in decl.children_by_field_id(FIELD.declarator):
-            value, whole = None, d
+            value = None
             if d.type == "init_declarator":
                 value = d.child_by_field_id(FIELD.value)
                 d = d.child_by_field_id(FIELD.declarator)
@@ -240,8 +235,6 @@ class _Scope:
                 self.table[name] = value_class(value) if value is not None else None
             else:
                 self.add(name, type_name, depth)
-            out.append((whole, _CLASS.get(type_name) if depth == 0 else None, value))
-        return out
 
 
 class _Checker:
@@ -288,15 +281,10 @@ class _Checker:
             self.out.append((node, builds, message, fix))
 
     def to_float(self, operand, c: str) -> tuple:
-        """The edit that converts a 16-bit operand to float explicitly (`__half2float(x[i])`), where
-        the operand is on one line as the file has it."""
-        program = self.program
-        line, col = operand.start_point[0] + 1, operand.start_point[1] + 1
-        if c not in _TO_FLOAT or operand.end_point[0] != operand.start_point[0] or (
-                program.original_column(line, col) != col or program.expansion_at(operand.start_byte) is not None):
+        """The edit that converts a 16-bit operand to float explicitly (`__half2float(x[i])`)."""
+        if c not in _TO_FLOAT:
             return ()
-        old = program.text(operand)
-        return (Edit(line, col, old, f"{_TO_FLOAT[c]}({old})"),)
+        return node_edit(self.program, operand, f"{_TO_FLOAT[c]}({self.program.text(operand)})")
 
     def text(self, node) -> str:
         t = self.program.text(node)
@@ -596,16 +584,6 @@ class _Checker:
                             "build fails; convert it with `__float2half(...)` / `__float2bfloat16(...)`")
 
 
-def _position(program, node) -> tuple[int, int]:
-    line = node.start_point[0] + 1
-    return line, program.original_column(line, node.start_point[1] + 1)
-
-
-def _function_at(program, at: int) -> str:
-    f = program.function_at(at)
-    return f.name if f is not None else ""
-
-
 @rule("CP706", "half-mixed-with-number", "error",
       "A `__half` or `__nv_bfloat16` value in an operator with a builtin number (`x[i] * 2.0f`), which does not compile.",
       """
@@ -635,19 +613,22 @@ def half_mixed_with_number(ctx: FileContext, r):
     program = ctx.program
     for node, builds, message, fix in half_problems(program):
         if builds == "all":
-            yield Finding(r.code, r.name, r.severity, message, program.path, *_position(program, node),
-                          _function_at(program, node.start_byte), {}, fix)
+            yield Finding(r.code, r.name, r.severity, message, program.path, *node_position(program, node),
+                          function_name_at(program, node.start_byte), {}, fix)
 
 
 @rule("CP707", "half-operator-in-torch-extension", "error",
       "`__half` operators or implicit 16-bit float conversions in a PyTorch extension's build, which takes them away.",
       """
       What it does
-          In a file that includes PyTorch's headers (torch/, ATen/, c10/: a `load_inline` or
-          `CUDAExtension` source), finds `__half` and `__half2` operators (`a + b`, `a < b`, `-a`,
-          `a += b`) and conversions between `__half` / `__nv_bfloat16` and builtin numbers
-          (`float f = h;`, `h = 0.0f;`, `(float)h`, `expf(h)`, returning one as the other).
-          `__nv_bfloat16`'s own operators stay (PyTorch's flags keep them).
+          Where the build defines PyTorch's `__CUDA_NO_HALF_OPERATORS__` and its three siblings
+          (the CUDA strings of `load_inline(...)` in a .py file, unless its `extra_cuda_cflags`
+          take them back with `-U`; RL's torch tasks; a file that `#define`s the four itself),
+          finds `__half` and `__half2` operators (`a + b`, `a < b`, `-a`, `a += b`) and
+          conversions between `__half` / `__nv_bfloat16` and builtin numbers (`float f = h;`,
+          `h = 0.0f;`, `(float)h`, `expf(h)`, returning one as the other). `__nv_bfloat16`'s own
+          operators stay (PyTorch's flags keep them). A .cu file's build flags are not known
+          otherwise (projects such as vLLM build their extensions with `-U...`): not checked.
 
       Why is this bad?
           torch.utils.cpp_extension builds with `-D__CUDA_NO_HALF_OPERATORS__
@@ -670,5 +651,5 @@ def half_operator_in_torch_extension(ctx: FileContext, r):
         return
     for node, builds, message, _ in half_problems(program):
         if builds == "torch":
-            yield Finding(r.code, r.name, r.severity, message, program.path, *_position(program, node),
-                          _function_at(program, node.start_byte))
+            yield Finding(r.code, r.name, r.severity, message, program.path, *node_position(program, node),
+                          function_name_at(program, node.start_byte))

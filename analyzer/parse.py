@@ -602,6 +602,11 @@ def preprocess(src: bytes) -> Preprocessed:
             _blank(buf, m.start(2), m.end(2))
     for m in (_NAMESPACE_MACRO.finditer(src) if b"NAMESPACE" in src else ()):
         _blank(buf, m.start(), m.end())
+    # before the lone macros: `FOO_PRAGMA_UNROLL` alone on a line is blanked, not ended with `;`
+    for m in (_PRAGMA_MACRO.finditer(src) if b"PRAGMA" in src else ()):
+        g = 1 if m.group(1) else 2
+        if not _in_directive(src, m.start(g)):    # `#define FOO_PRAGMA_UNROLL ...` keeps its name
+            _blank(buf, m.start(g), m.end(g))
     for m in _LONE_MACRO.finditer(src):
         _end_statement_macro(src, buf, m)
     for m in (_MACRO_BEFORE_TEMPLATE.finditer(src) if b"template" in src else ()):
@@ -617,15 +622,14 @@ def preprocess(src: bytes) -> Preprocessed:
         buf[m.end(1) - 1] = 41
     for m in (_directives(_PRAGMA_UNROLL, src) if b"pragma" in src else ()):
         _blank(buf, m.start(), m.end())
-    for m in (_PRAGMA_MACRO.finditer(src) if b"PRAGMA" in src else ()):
-        g = 1 if m.group(1) else 2
-        if not _in_directive(src, m.start(g)):    # `#define FOO_PRAGMA_UNROLL ...` keeps its name
-            _blank(buf, m.start(g), m.end(g))
     qualifier_macros: dict[str, bytes] = {}
+    values: set[bytes] = set()      # names the file defines as something else (`#define HASHES_PER_KERNEL 128UL`)
     for m in (_directives(_DEFINE, src) if b"define" in src else ()):
         words = m.group(2).split()
         if words and all(w in _QUALIFIERS for w in words):
             qualifier_macros[m.group(1).decode()] = m.group(2).strip()
+        elif words:
+            values.add(m.group(1))
     names = set(qualifier_macros)
     if names:
         pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
@@ -634,7 +638,7 @@ def preprocess(src: bytes) -> Preprocessed:
                 continue  # the #define itself
             _blank(buf, m.start(), m.end())
     for m in (_word_starts(_QUALIFIER_SUFFIX, src) if _QUALIFIER_TAIL.search(src) else ()):
-        if _in_directive(src, m.start()):
+        if _in_directive(src, m.start()) or m.group(0) in values:
             continue
         if m.group(0).decode() not in qualifier_macros:
             qualifier_macros.setdefault(m.group(0).decode(), b"")
@@ -1579,6 +1583,8 @@ class _Builder:
                                             "lambda_expression", "comma_expression", "conditional_expression",
                                             "try_statement", "catch_clause", "for_range_loop", "condition_clause"):
                     stack.extend(self._inner(node, t, tparams))
+        if root.has_error:
+            self._unwalked_errors(root)
         self.errors.sort(key=lambda e: (e.line, e.col))
         self.functions.sort(key=lambda f: f.line)
         self.launches.sort(key=lambda l: (l.line, l.col))
@@ -1894,6 +1900,19 @@ class _Builder:
                                        dict(tparams), bounds, shared, maxnreg))
         if kind == "global":
             self.kernel_names.add(name.split("::")[-1])
+
+    def _unwalked_errors(self, root) -> None:
+        """The syntax errors where the walk does not go (kernel bodies, explicit instantiations): a
+        missing `;` or `)` leaves work out of the analysis, which PA001 and the reward's parse gate
+        must know. Only the branches that hold one are entered; one the walk found is not added again."""
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type == "ERROR" or node.is_missing:
+                self._error(node)
+                continue
+            if node.type != "launch_bounds":    # a third argument is an ERROR node _function reads
+                stack.extend(c for c in reversed(node.children) if c.has_error)
 
     def _max_registers(self, node, declarator, tparams: dict[str, int | None]) -> int | None:
         """`__maxnreg__(n)` before the kernel's name (the pre-pass blanked it: read as written)."""

@@ -873,3 +873,38 @@ void other(float* y, void (*small)(float*)) { small<<<2, 16>>>(y); }
     launches = [(l.kernel, l.template_args, l.block) for l in parse(src).launches]
     assert launches == [("k", ("64",), (64, 1, 1)), ("plain", (), (32, 1, 1)), ("kern", (), (128, 1, 1)),
                         ("small", (), (16, 1, 1))]
+
+
+def test_syntax_errors_inside_kernel_bodies_are_parse_errors():
+    """The walk that builds the Program does not enter kernel bodies; their errors (a missing `;`,
+    an unclosed loop header) are found through tree-sitter's has_error and reported, not read
+    silently as whatever the parser recovered."""
+    good = b"""__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int j = 0; j < 4; ++j) y[i] += x[i + j];
+    y[i] *= 2.0f;
+}
+__device__ float twice(float v) { return 2.0f * v; }
+"""
+    assert parse(good).errors == []
+    semi = parse(good.replace(b"y[i] *= 2.0f;", b"y[i] *= 2.0f"))
+    assert [(e.line, e.message) for e in semi.errors] == [(4, "missing ;")]
+    loop = parse(good.replace(b"++j)", b"++j"))
+    assert loop.errors and loop.errors[0].line == 3 and loop.errors[0].message == "unparsed code"
+    helper = parse(good.replace(b"return 2.0f * v;", b"return 2.0f * v"))
+    assert [(e.line, e.message) for e in helper.errors] == [(6, "missing ;")]
+
+
+def test_prepass_keeps_a_kernel_macro_that_names_a_number():
+    """A word ending in _KERNEL is blanked as a qualifier macro from a header (`MY_KERNEL void k(...)`)
+    unless the file defines it as something else: `#define HASHES_PER_KERNEL 128UL` is a value."""
+    src = b"""#define HASHES_PER_KERNEL 128UL
+__global__ void k(unsigned* y) {
+    unsigned idx = (blockIdx.x * blockDim.x + threadIdx.x) * HASHES_PER_KERNEL;
+    y[idx] = 1;
+}
+"""
+    p = parse(src)
+    assert p.errors == [] and b"HASHES_PER_KERNEL;" in preprocess(src).text
+    hidden = parse(b"#define MY_KERNEL __global__\nMY_KERNEL void k(float* y) { y[threadIdx.x] = 0; }\n")
+    assert [f.kind for f in hidden.functions] == ["global"]

@@ -14,7 +14,8 @@ _DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|__launch_bounds__|
       """
       What it does
           Reports regions of the file that tree-sitter-cuda could not parse (often macros it
-          cannot expand, or code that does not compile). Everything else is still analyzed.
+          cannot expand, or code that does not compile: a missing `;` or `)` in a kernel) and
+          tokens it had to assume. Everything else is still analyzed.
           A region inside a host function that holds no kernel launch is not reported (a
           statement macro without `;`, `TORCH_CHECK(...)` say), nor one outside every function
           that holds no launch and no device code (`SPECIALIZED_IMPL(float)` instantiating a
@@ -32,22 +33,35 @@ _DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|__launch_bounds__|
           or write the qualifiers out where the macro hides them.
       """, scope="file")
 def parse_errors(ctx: FileContext, r):
+    for e in hiding_errors(ctx.program):
+        span = f"line {e.line}" if e.end_line == e.line else f"lines {e.line}-{e.end_line}"
+        if e.message.startswith("missing "):     # a token tree-sitter assumed: nothing skipped, the code is read on
+            message = f"`{e.message[8:]}` expected ({span}): the analysis read on as if it were there"
+        else:
+            message = f"{e.message} ({span}) was skipped by the analysis"
+        yield Finding(r.code, r.name, r.severity, message, ctx.program.path, e.line, e.col, "", {"end_line": e.end_line})
+
+
+def hiding_errors(program) -> list:
+    """The parse errors that may hide what the analysis reads (PA001's, and the reward's parse gate's):
+    those in or just before a kernel or device function, and those elsewhere whose region holds a
+    launch or device code."""
+    out = []
     lines = None
-    fns = ctx.program.functions
-    for e in ctx.program.errors:
+    fns = program.functions
+    for e in program.errors:
         # inside a kernel or device function, or just before one (its template, qualifiers, bounds)
         if not any(f.kind != "host" and f.line - 1 <= e.end_line and e.line <= f.end_line for f in fns):
             in_host = any(f.kind == "host" and f.line < e.line and e.end_line <= f.end_line for f in fns)
             # a function whose head is unreadable is read with its body: a kernel behind an
             # unknown qualifier macro looks like host code, and its body tells
             end = max([e.end_line] + [f.end_line for f in fns if e.line <= f.line <= e.end_line])
-            lines = lines if lines is not None else ctx.program.source.split(b"\n")
+            lines = lines if lines is not None else program.source.split(b"\n")
             text = b"\n".join(lines[e.line - 1:end])
             if b"<<<" not in text and b"cudaLaunch" not in text and (in_host or not _DEVICE_CODE.search(text)):
                 continue
-        span = f"line {e.line}" if e.end_line == e.line else f"lines {e.line}-{e.end_line}"
-        yield Finding(r.code, r.name, r.severity, f"{e.message} ({span}) was skipped by the analysis",
-                      ctx.program.path, e.line, e.col, "", {"end_line": e.end_line})
+        out.append(e)
+    return out
 
 
 @rule("PA002", "unused-launch-annotation", "warning",

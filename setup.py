@@ -27,7 +27,7 @@ COMPILED = [
     "analyzer/parse.py", "analyzer/lint.py", "analyzer/suppress.py", "analyzer/resources.py", "analyzer/vectorize.py",
     "analyzer/rules/__init__.py", "analyzer/rules/control.py", "analyzer/rules/memory.py",
     "analyzer/rules/shared.py", "analyzer/rules/occupancy.py", "analyzer/rules/precision.py",
-    "analyzer/rules/parsing.py", "analyzer/rules/build.py", "analyzer/rules/half.py",
+    "analyzer/rules/parsing.py", "analyzer/rules/build.py", "analyzer/rules/half.py", "analyzer/rules/names.py",
     # the reward path's straight-line Python (features and gates around the analyzer's work)
     "rewardmodel/features.py", "rewardmodel/reward.py",
     # C loops with a Python twin in the module that imports them (analyzer/_fresh.py: accelerator)

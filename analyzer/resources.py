@@ -248,7 +248,10 @@ class _NvrtcChild:
             if cls._owner == os.getpid():
                 cls._idle.append(child)
         if not reply["ok"]:
-            raise CompilerUnavailable(reply["text"])
+            failed = CompilerUnavailable(reply["text"])
+            if reply.get("log") is not None:
+                failed.log = reply["log"]
+            raise failed
         return reply["text"]
 
     def stop(self, kill: bool) -> int:
@@ -300,7 +303,7 @@ def _serve(requests: int, replies: int) -> None:
             reply = {"ok": True, "text": _nvrtc_log(request["source"], request["arch"], tuple(request["names"]),
                                                     tuple(request["dirs"]))}
         except CompilerUnavailable as exc:
-            reply = {"ok": False, "text": str(exc)}
+            reply = {"ok": False, "text": str(exc), "log": getattr(exc, "log", None)}
         except Exception as exc:     # noqa: BLE001   (anything: it must reach the parent)
             reply = {"ok": False, "text": f"NVRTC: {exc!r}"}
         data = json.dumps(reply).encode()
@@ -373,7 +376,9 @@ def _nvrtc_log(source: str, arch: str, name_expressions: tuple[str, ...], includ
         text = log.decode(errors="replace")
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             first = next((l for l in text.splitlines() if "error" in l), text.strip()[:200])
-            raise CompilerUnavailable(f"NVRTC failed: {first}")
+            failed = CompilerUnavailable(f"NVRTC failed: {first}")
+            failed.log = text       # every error, for a caller that looks for one at given lines (a failed compile's)
+            raise failed
         return text
     finally:
         nvrtc.nvrtcDestroyProgram(prog)

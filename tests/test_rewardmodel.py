@@ -707,3 +707,136 @@ def test_the_nvrtc_compile_gate_builds_what_the_profiler_builds():
         if gate.passed is None:
             pytest.skip(gate.detail)
         assert gate.passed == built[0], (extra, gate.detail, built[3][:300])
+
+
+LOOPED = """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float acc = 0.0f;
+        for (int j = 0; j < 64; ++j) acc += x[(i * 64 + j) % n];
+        y[i] = acc;
+    }
+}
+"""
+# broken as a model's reply may break it: the loop's header (the analysis loses the loop, and the
+# surrogate, seeing 1/64 of the loads, predicts a faster kernel) and a statement's `;`
+BROKEN = {"loop header": LOOPED.replace("j < 64; ++j)", "j < 64; ++j"), "semicolon": LOOPED.replace("y[i] = acc;", "y[i] = acc")}
+
+
+def _no_compiler(monkeypatch):
+    import analyzer.resources as R
+
+    def unavailable(*a, **k):
+        raise R.CompilerUnavailable("no NVRTC (cuda-python is not installed)")
+    monkeypatch.setattr(R, "compile_nvrtc", unavailable)
+
+
+def test_unreadable_device_code_is_judged_by_nvrtc_not_rewarded():
+    """Code the analyzer cannot read in a kernel is left out of its analysis: a broken loop header
+    drops the loop, and the surrogate predicted the candidate faster than the working kernel (a
+    hack a policy would find). Such a candidate goes to NVRTC even with compile=False: its error
+    fails the compile gate, with NVRTC's message as the policy's feedback."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    assert _gates(LOOPED).failed_gate is None
+    # what the analysis reads of the broken loop: a 64th of the loads
+    feats = [reward(s, "k", grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536})[1] for s in (LOOPED, BROKEN["loop header"])]
+    assert feats[1].values["log_gld_requests"] < feats[0].values["log_gld_requests"] - 1.5
+    for what, src in BROKEN.items():
+        br = _gates(src)
+        if br.gates["compile"].passed is None:
+            pytest.skip(br.gates["compile"].detail)
+        assert br.gates["parse"].passed is True and "cannot read" in br.gates["parse"].detail, what
+        assert br.failed_gate == "compile" and "NVRTC failed" in br.gates["compile"].detail, (what, br.gates)
+        assert br.reward == RewardConfig().fail_reward
+
+
+def test_device_code_the_parser_misreads_passes_where_nvrtc_builds_it():
+    """Valid code tree-sitter cannot read (a functional cast `unsigned(v)`): NVRTC builds it, so the
+    candidate keeps its reward, and the parse gate says what the analysis skipped."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    src = HONEST.replace("2.0f * x[i]", "x[i] * (float)(unsigned(i) << 1)")
+    br = _gates(src)
+    if "no compiler here" in br.gates["parse"].detail:
+        pytest.skip(br.gates["parse"].detail)
+    assert br.gates["parse"].passed is True and br.gates["parse"].detail.endswith("NVRTC builds it")
+    assert "cannot read" in br.gates["parse"].detail and br.failed_gate is None, br.gates
+    # a host build (C wrappers): NVRTC's build of the device code alone, the same verdicts
+    host = reward(src, "k", grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536}, harness="nvcc")[0]
+    assert host.failed_gate is None and host.gates["parse"].detail.endswith("NVRTC builds it"), host.gates
+    for what, broken in BROKEN.items():
+        host = reward(broken, "k", grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536}, harness="nvcc")[0]
+        assert host.failed_gate == "compile" and "(NVRTC, where the analyzer cannot read the code)" in \
+            host.gates["compile"].detail, (what, host.gates)
+
+
+def test_unreadable_device_code_fails_the_parse_gate_without_a_compiler(monkeypatch):
+    _no_compiler(monkeypatch)
+    for what, src in BROKEN.items():
+        br = _gates(src)
+        assert br.failed_gate == "parse", (what, br.gates)
+        assert "cannot read device code" in br.gates["parse"].detail and "no NVRTC" in br.gates["parse"].detail
+        assert br.reward == RewardConfig().fail_reward
+    assert _gates(LOOPED).failed_gate is None     # readable code needs no compiler
+
+
+_NAME_CASES = [
+    # misspelt: NVRTC refuses each
+    HONEST.replace("2.0f * x[i]", "2.0f * x_in[i]"),
+    HONEST.replace("2.0f * x[i]", "expff(x[i])"),
+    HONEST.replace("threadIdx.x", "threadIdx.w"),
+    HONEST.replace("blockDim.x", "blockDim.count"),
+    HONEST.replace("int i =", "itn i ="),
+    HONEST.replace("if (i < n)", "__syncthread();\n    if (i < n)"),
+    HONEST.replace("2.0f * x[i]", "scale * x[i]"),
+    # not: what the toolkit, the file or the compiler declares, and what is not compiled
+    HONEST.replace("2.0f * x[i]", "expf(__ldg(&x[i]))"),
+    HONEST.replace("if (i < n)", "float unused = 1.0f;\n    if (i < n)"),
+    HONEST.replace("if (i < n)", "#if 0\n    junk_name();\n#endif\n    if (i < n)"),
+    "#include <cuda_fp16.h>\n" + HONEST.replace("2.0f * x[i]", "__half2float(__float2half(x[i]))"),
+    "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n" +
+    HONEST.replace("if (i < n)", "cg::thread_block b = cg::this_thread_block();\n    b.sync();\n    if (i < n)"),
+    "template <int S>\n__device__ float times(float v) { return S * v; }\n" + HONEST.replace("2.0f * x[i]", "times<2>(x[i])"),
+    "struct Acc { float v; __device__ float twice() const { return 2.0f * v; } };\n" +
+    HONEST.replace("2.0f * x[i]", "Acc{x[i]}.twice()"),
+    HONEST.replace("if (i < n)", "auto sq = [](float v) { return v * v; };\n    if (i < n)").replace("2.0f * x[i]", "sq(x[i])"),
+]
+
+
+def test_misspelt_names_fail_the_compile_gate_as_nvrtc_says():
+    """A name nothing declares (`x_in`, `expff`, `itn`, `__syncthread`) or a member threadIdx/blockDim
+    lacks: NVRTC refuses it, and the reward, reading past an unknown name as an unknown value,
+    would have rewarded it. The gate fails exactly those the profiler's NVRTC build refuses."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from analyzer.profile import toolkit
+    from analyzer.profile.build import _nvrtc_compile, compile_options
+
+    try:
+        options = compile_options("sm_90", toolkit.cuda_include_dir())
+    except Exception as exc:      # no toolkit headers: nothing to compare with
+        pytest.skip(f"no CUDA toolkit: {exc}")
+    refused = 0
+    for src in _NAME_CASES:
+        built = _nvrtc_compile(src, "k", options)
+        br = _gates(src)
+        assert (br.failed_gate == "compile") == (not built[0]), (src, built[3][:300], br.gates)
+        refused += not built[0]
+        if not built[0]:
+            assert "is undefined" in br.gates["compile"].detail or "has no member" in br.gates["compile"].detail
+    assert refused == 7
+
+
+def test_names_are_not_judged_where_a_header_or_no_toolkit_could_declare_them(monkeypatch):
+    """A local header may declare `scale`; with no toolkit here, `expf` cannot be told from `expff`:
+    neither is judged (lenient: a missed slip costs a reward, a wrong fail a correct kernel)."""
+    from analyzer.parse import parse
+    from analyzer.rules import names
+
+    slip = HONEST.replace("2.0f * x[i]", "scale * x[i]")
+    assert names.undefined_names(parse(slip)) == [(4, "scale", "k")]
+    assert names.undefined_names(parse('#include "params.h"\n' + slip)) == []
+    assert names.undefined_names(parse("#define SCALE_ scale\n" + slip)) == []     # stands twice
+    monkeypatch.setattr(names, "_WORDS", {})
+    monkeypatch.setattr("analyzer.profile.toolkit.cuda_include_dir", lambda: None)
+    assert names.undefined_names(parse(slip)) == []
+    assert names.builtin_member_problems(parse(HONEST.replace("threadIdx.x", "threadIdx.w"))) != []

@@ -303,6 +303,24 @@ def test_half_operators_fail_builds_unless_the_candidate_undefines_pytorchs_flag
     assert ev.failed_gate is None and ev.gates["builds"].passed is None, ev.gates
 
 
+def test_a_syntax_error_in_the_cuda_string_fails_builds_on_a_cpu(tmp_path):
+    """A missing `;` in the kernel: the analysis reads past it (tree-sitter assumes the token), so
+    nothing else would fail the static gates; NVRTC's build of the device code says where it breaks,
+    at the .py file's line (or, with no NVRTC here, that the code cannot be read)."""
+    t = tk.loader()["torch/relu/small"]
+    src = (CANDIDATES / "relu_inline.py").read_text()
+    broken = src.replace("y[i] = fmaxf(x[i], 0.0f);", "y[i] = fmaxf(x[i], 0.0f)")
+    assert broken != src
+    p = tmp_path / "broken.py"
+    p.write_text(broken)
+    ev = evaluate_torch(t, p, device="cpu")
+    assert ev.failed_gate == "builds" and ev.reward == FAIL, ev.gates
+    detail = ev.gates["builds"].detail
+    if "no compiler here" not in detail:
+        line = next(n for n, text in enumerate(broken.splitlines(), 1) if "fmaxf(x[i], 0.0f)" in text)
+        assert detail.startswith((f"line {line}: expected a \";\"", f"line {line + 1}: expected a \";\"")), detail
+
+
 def test_correct_candidate_static_half():
     t = tk.loader()["torch/relu/small"]
     ev = evaluate_torch(t, CANDIDATES / "relu_inline.py", device="cpu")

@@ -236,7 +236,7 @@ def _lint(path: Path, units: list[CudaUnit], launches: list[BoundLaunch],
     without a compiler."""
     from analyzer.directives import device_macros, with_defines
     from analyzer.lint import LaunchSpec, lint_source, split_name_expression
-    from rewardmodel.reward import build_problems
+    from rewardmodel.reward import build_problems, unreadable_build_problem
 
     defines = {u.index: b.defines for b in builds or () for u in b.units}
 
@@ -257,7 +257,9 @@ def _lint(path: Path, units: list[CudaUnit], launches: list[BoundLaunch],
             message = emb.text_to_python(f.message) if emb is not None else f.message
             findings.append(f"{_where(path, pos, u.index, f.line, f.col)}: {f.code} {message}")
         notes.extend(res.notes)
-        for p in build_problems(res):       # `line N` of the CUDA string as the .py file's line
+        # a syntax error the analysis reads past (its structural terms would not see what it hides)
+        problems = build_problems(res) + [unreadable_build_problem(c.program) for c in res.contexts[:1]]
+        for p in filter(None, problems):    # `line N` of the CUDA string as the .py file's line
             p = emb.text_to_python(p) if emb is not None else p
             if p not in unbuildable:
                 unbuildable.append(p)

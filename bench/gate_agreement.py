@@ -13,6 +13,8 @@ no mutant of that kind):
 - type:      a `float`/`int` of a declaration in a kernel body misspelt (`flaot`, `itn`)
 - member:    `threadIdx.x` -> `threadIdx.w` (no such member)
 - call:      a builtin call misspelt (`__syncthreads` -> `__syncthread`, `expf` -> `expff`, ...)
+- const:     one of the kernel's pointer parameters made `const` (refused where the kernel writes it;
+             not in templates, whose explicit instantiations would no longer match)
 
 The real verdict is the profiler's NVRTC build (analyzer.profile.build: the source as written, by the
 kernel's name expression, the toolkit's include folders), run in worker processes (NVRTC may crash
@@ -38,7 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-KINDS = ("as written", "semicolon", "paren", "brace", "name", "type", "member", "call")
+KINDS = ("as written", "semicolon", "paren", "brace", "name", "type", "member", "call", "const")
+_POINTER_PARAM = re.compile(r"([(,]\s*)(?!const\b)((?:unsigned\s+)?[A-Za-z_]\w*\s*\*)")
 _CALLS = (("__syncthreads(", "__syncthread("), ("expf(", "expff("), ("fmaxf(", "fmaxff("), ("sqrtf(", "sqrtff("),
           ("atomicAdd(", "atomicAd("), ("__shfl_down_sync(", "__shfl_dwn_sync("), ("rsqrtf(", "rsqrttf("))
 _LOCAL = re.compile(r"^\s*(?:const\s+)?(?:int|float|unsigned|size_t|int64_t|double)\s+([a-z_]\w*)\s*=", re.M)
@@ -113,6 +116,21 @@ def mutate(src: str, kind: str, rng: random.Random) -> str | None:
             return None
         at, old, new = rng.choice(spots)
         return src[:lo + at] + new + src[lo + at + len(old):]
+    if kind == "const":
+        # the kernel's parameter list: back from the `)` before its body's `{` to the matching `(`
+        close = src.rfind(")", 0, lo)
+        depth, open_ = 0, close
+        while open_ > 0:
+            depth += (src[open_] == ")") - (src[open_] == "(")
+            if depth == 0:
+                break
+            open_ -= 1
+        k = src.find("__global__")
+        spots = [m for m in _POINTER_PARAM.finditer(src, open_, close) if m.group(2).split()[0] not in ("const", "void")]
+        if k < 0 or not spots or "template" in src:    # (an explicit instantiation would no longer match)
+            return None
+        m = rng.choice(spots)
+        return src[:m.start(2)] + "const " + src[m.start(2):]
     raise ValueError(kind)
 
 

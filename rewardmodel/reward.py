@@ -30,7 +30,7 @@ from analyzer.rules.control import NOT_CODE, removed_warp_intrinsics
 from analyzer.rules.half import half_problems, torch_half_build
 from analyzer.rules.shared import extern_shared_conflicts
 from analyzer.rules.occupancy import DEFAULT_SMEM_LIMIT
-from analyzer.rules.names import undefined_name_problems
+from analyzer.rules.names import const_pointer_writes, undefined_name_problems
 from analyzer.rules.parsing import hiding_errors
 
 from . import features as F
@@ -338,7 +338,8 @@ def build_problems(result) -> list[str]:
     function (CP702), a kernel returning a value (CP703), an initialized __shared__ variable
     (CP704), an array sized by a run-time value (CP705), a 16-bit float mixed with a builtin number
     (CP706) or, where the build defines PyTorch's flags (Program.macros), a __half operator or
-    conversion (CP707), and a kernel's static shared memory over 48 KB."""
+    conversion (CP707), a write through a kernel's `const T*` parameter, and a kernel's static shared
+    memory over 48 KB."""
     if not result.contexts:
         return []
     out = []
@@ -372,6 +373,7 @@ def build_problems(result) -> list[str]:
         torch = torch_half_build(program)
         out += [f"line {node.start_point[0] + 1}: {message}" for node, builds, message, _ in half
                 if builds == "all" or torch]
+    out += const_pointer_writes(result.contexts)
     for ctx in result.contexts:
         if ctx.static_shared_bytes > STATIC_SHARED_LIMIT:
             out.append(f"{ctx.kernel.name} declares {ctx.static_shared_bytes:,} B of static shared memory, over the "

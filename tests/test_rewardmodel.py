@@ -840,3 +840,38 @@ def test_names_are_not_judged_where_a_header_or_no_toolkit_could_declare_them(mo
     monkeypatch.setattr("analyzer.profile.toolkit.cuda_include_dir", lambda: None)
     assert names.undefined_names(parse(slip)) == []
     assert names.builtin_member_problems(parse(HONEST.replace("threadIdx.x", "threadIdx.w"))) != []
+
+
+_CONST_CASES = [
+    # refused: a write through the kernel's own const pointer
+    (HONEST.replace("float* y", "const float* y"), False),
+    (HONEST.replace("float* y", "const float* y").replace("y[i] = 2.0f * x[i];", "atomicAdd(&y[0], x[i]);"), False),
+    (HONEST.replace("float* y", "const float* y").replace("y[i] = 2.0f * x[i];",
+                                                         "reinterpret_cast<float2*>(y)[0] = make_float2(x[i], 0.0f);"), False),
+    (HONEST.replace("float* y", "const float* y").replace("y[i] =", "*(y + i) ="), False),
+    # built: a C cast takes the const away; a const read; a const cast to a const vector
+    (HONEST.replace("float* y", "const float* y").replace("y[i] =", "((float*)y)[i] ="), True),
+    (HONEST.replace("2.0f * x[i]", "reinterpret_cast<const float2*>(x)[0].x"), True),
+    (HONEST, True),
+]
+
+
+def test_writes_through_a_const_parameter_fail_the_compile_gate_as_nvrtc_says():
+    """A reply that makes its output `const float*` (or writes an input): NVRTC refuses the store
+    ("expression must be a modifiable lvalue"), the atomic and the cast that drops the const; the
+    analysis reads a store either way. The gate fails exactly those."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from analyzer.profile import toolkit
+    from analyzer.profile.build import _nvrtc_compile, compile_options
+
+    try:
+        options = compile_options("sm_90", toolkit.cuda_include_dir())
+    except Exception as exc:      # no toolkit headers: nothing to compare with
+        pytest.skip(f"no CUDA toolkit: {exc}")
+    for src, builds in _CONST_CASES:
+        built = _nvrtc_compile(src, "k", options)
+        assert built[0] == builds, (src, built[3][:300])
+        br = _gates(src)
+        assert (br.failed_gate == "compile") == (not builds), (src, br.gates)
+        if not builds:
+            assert "const float*` parameter of k" in br.gates["compile"].detail

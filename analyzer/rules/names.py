@@ -1,7 +1,8 @@
-"""Names that device code uses and nothing declares (NVRTC: `identifier "expff" is undefined`), and
+"""Names that device code uses and nothing declares (NVRTC: `identifier "expff" is undefined`),
 members that threadIdx, blockIdx, blockDim and gridDim do not have (`threadIdx.w`: `class "uint3"
-has no member "w"`): the slips of a model's reply that the analysis reads past (an unknown name is
-an unknown value), which the reward's compile gate must fail without running a compiler.
+has no member "w"`), and writes through a kernel's `const T*` parameter: the slips of a model's
+reply that the analysis reads past (an unknown name is an unknown value; a store is a store), which
+the reward's compile gate must fail without running a compiler.
 
 A name is judged only where every name the code can see is known: a file that includes nothing but
 the CUDA toolkit's own headers, whose words (the toolkit's include folder, its crt/ and
@@ -212,3 +213,42 @@ def undefined_name_problems(program) -> list[str]:
     """The build's complaints about names, as NVRTC words them, with where."""
     out = [f'line {line}: identifier "{name}" is undefined (in {fn})' for line, name, fn in undefined_names(program)]
     return out + builtin_member_problems(program)
+
+
+# a cast to a pointer without const of a name (`reinterpret_cast<float4*>(y)`), and a WMMA store to one
+_CONST_CASTS = re.compile(r"\b(?:reinterpret|static)_cast\s*<\s*(?!const\b)[\w:\s]*\*\s*>\s*\(\s*&?\s*([A-Za-z_]\w*)\b"
+                          r"|\bstore_matrix_sync\s*\(\s*&?\s*([A-Za-z_]\w*)\b")
+
+
+def const_pointer_writes(contexts) -> list[str]:
+    """Stores and atomics a kernel writes through its own `const T*` parameter as written (`y[i] = v`,
+    `*(y + 1) = v`, `atomicAdd(&y[0], v)`; a cast, `((float*)y)[i]`, takes the const away): NVRTC
+    refuses them ("expression must be a modifiable lvalue", no atomicAdd for a const pointer)."""
+    out = []
+    for ctx in contexts:
+        const = {p.name for p in ctx.kernel.params if p.pointer == 1 and p.const}
+        if not const:
+            continue
+        body = ctx.kernel.body
+        text = ctx.program.text(body) if body is not None else ""
+        for m in _CONST_CASTS.finditer(text) if "_cast" in text or "store_matrix_sync" in text else ():
+            name = m.group(1) or m.group(2)
+            if name not in const:
+                continue
+            line = body.start_point[0] + text.count("\n", 0, m.start()) + 1
+            what = ("reinterpret_cast cannot cast away const or other type qualifiers" if m.group(1) else
+                    'no instance of overloaded function "nvcuda::wmma::store_matrix_sync" matches the argument list')
+            out.append(f"line {line}: `{m.group(0).strip()}` on {name}, a `const {ctx.kernel.param(name).type}*` "
+                       f"parameter of {ctx.kernel.name}: the build fails (\"{what}\"); drop the const")
+        for a in ctx.accesses.accesses:
+            if a.kind not in ("store", "atomic") or a.array not in const or a.function != ctx.kernel.name:
+                continue
+            name = re.escape(a.array)
+            if a.kind == "store" and re.match(rf"(?:{name}\s*\[|\*\s*\(?\s*{name}\b)", a.text):
+                out.append(f"line {a.line}: `{a.text}` writes through {a.array}, a `const {ctx.kernel.param(a.array).type}*` "
+                           f"parameter of {ctx.kernel.name}: the build fails (\"expression must be a modifiable lvalue\"); "
+                           "drop the const")
+            elif a.kind == "atomic" and re.match(rf"\w+\s*\(\s*(?:&\s*{name}\s*\[|{name}\s*[,+])", a.text):
+                out.append(f"line {a.line}: `{a.text}` updates {a.array}, a `const {ctx.kernel.param(a.array).type}*` "
+                           f"parameter of {ctx.kernel.name}: the build fails (no atomic for a const pointer); drop the const")
+    return out

@@ -251,25 +251,29 @@ def test_library_and_timer_scans():
 
 # ------------------------------------------------------------------ candidates (CPU: static half)
 
+def _relu_with(tmp_path, old: str, new: str):
+    """relu_inline.py with `old` replaced by `new`, written to tmp_path and evaluated on the CPU:
+    (its text, the evaluation)."""
+    src = (CANDIDATES / "relu_inline.py").read_text()
+    changed = src.replace(old, new)
+    assert changed != src
+    p = tmp_path / "candidate.py"
+    p.write_text(changed)
+    return changed, evaluate_torch(tk.loader()["torch/relu/small"], p, device="cpu")
+
+
 def test_a_candidate_known_not_to_build_or_launch_fails_a_gate_on_a_cpu(tmp_path):
     """Not built (no CUDA device), a CUDA string the build is known to refuse (a warp intrinsic
     without a lane mask) fails `builds`, and a launch known to fail (over the kernel's
     __launch_bounds__) fails `launch`: no optimistic static reward for code that cannot run."""
-    t = tk.loader()["torch/relu/small"]
-    src = (CANDIDATES / "relu_inline.py").read_text()
-    legacy = src.replace("y[i] = fmaxf(x[i], 0.0f);", "y[i] = fmaxf(x[i], 0.0f) + 0.0f * __shfl_down(x[i], 1);")
-    assert legacy != src
-    p = tmp_path / "legacy.py"
-    p.write_text(legacy)
-    ev = evaluate_torch(t, p, device="cpu")
+    _, ev = _relu_with(tmp_path, "y[i] = fmaxf(x[i], 0.0f);", "y[i] = fmaxf(x[i], 0.0f) + 0.0f * __shfl_down(x[i], 1);")
     assert ev.failed_gate == "builds" and ev.gates["builds"].detail.startswith("calls __shfl_down"), ev.gates
     assert ev.reward == RewardConfig().fail_reward
-    bounded = src.replace("__global__ void relu_kernel", "__global__ void __launch_bounds__(128) relu_kernel")
-    assert bounded != src
-    p.write_text(bounded)       # its launch takes 256 threads a block
-    ev = evaluate_torch(t, p, device="cpu")
+    # its launch takes 256 threads a block
+    _, ev = _relu_with(tmp_path, "__global__ void relu_kernel", "__global__ void __launch_bounds__(128) relu_kernel")
     assert ev.failed_gate == "launch" and "relu_kernel's __launch_bounds__(128)" in ev.gates["launch"].detail, ev.gates
     assert ev.reward == RewardConfig().fail_reward
+
 
 def _half_relu(undefine: bool) -> str:
     """relu_inline.py computing through a `__half` comparison (an operator PyTorch's build flags take
@@ -307,13 +311,7 @@ def test_a_syntax_error_in_the_cuda_string_fails_builds_on_a_cpu(tmp_path):
     """A missing `;` in the kernel: the analysis reads past it (tree-sitter assumes the token), so
     nothing else would fail the static gates; NVRTC's build of the device code says where it breaks,
     at the .py file's line (or, with no NVRTC here, that the code cannot be read)."""
-    t = tk.loader()["torch/relu/small"]
-    src = (CANDIDATES / "relu_inline.py").read_text()
-    broken = src.replace("y[i] = fmaxf(x[i], 0.0f);", "y[i] = fmaxf(x[i], 0.0f)")
-    assert broken != src
-    p = tmp_path / "broken.py"
-    p.write_text(broken)
-    ev = evaluate_torch(t, p, device="cpu")
+    broken, ev = _relu_with(tmp_path, "y[i] = fmaxf(x[i], 0.0f);", "y[i] = fmaxf(x[i], 0.0f)")
     assert ev.failed_gate == "builds" and ev.reward == FAIL, ev.gates
     detail = ev.gates["builds"].detail
     if "no compiler here" not in detail:

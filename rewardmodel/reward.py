@@ -34,6 +34,7 @@ from analyzer.rules.names import const_pointer_writes, undefined_name_problems
 from analyzer.rules.parsing import hiding_errors
 
 from . import features as F
+from .blind import blind_spots
 
 # Identifiers a candidate has no business touching: timers, streams, events, host sync.
 _TIMERS = re.compile(r"\b(clock|clock64|__globaltimer|globaltimer|cudaEvent\w*|cudaStream\w*|cudaDeviceSynchronize|"
@@ -121,6 +122,8 @@ class Breakdown:
     baseline_ms: float | None = None
     findings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # why the surrogate cannot time this kernel (rewardmodel.blind): its speed comes from a real run only
+    blind: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -644,7 +647,10 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
     else:
         gates["correct"] = Gate(None, "not checked: needs a real run")
     gates.update(hacking_gates(ctx.program, base, ctx.accesses, config.reference_names))
-    br = Breakdown(0.0, gates, notes=notes, findings=_findings(feat, base), baseline_ms=baseline_ms)
+    br = Breakdown(0.0, gates, notes=notes, findings=_findings(feat, base), baseline_ms=baseline_ms,
+                   blind=blind_spots(ctx.program, ctx.kernel, ctx.accesses))
+    if br.blind:    # a prediction would time the part of the work the analysis sees
+        br.notes.append("no speed from the surrogate: " + "; ".join(br.blind) + " (a real run times it)")
     br.terms = structural_terms(feat, config)
 
     pred = None
@@ -654,7 +660,8 @@ def reward(source: str, kernel: str, *, grid, block, smem: int = 0, args: Mappin
         pred = {"time_ms": float(iv.time_ms[0]), "lo_ms": float(iv.lo_ms[0]), "hi_ms": float(iv.hi_ms[0]),
                 "roofline_ms": feat.roofline_s * 1e3,
                 "pipe_estimate_ms": 10.0 ** (feat.values["log_time_estimate_s"] + 3.0)}
-        br.time_ms, br.interval_ms, br.speed_source = pred["time_ms"], (pred["lo_ms"], pred["hi_ms"]), "surrogate"
+        if not br.blind:
+            br.time_ms, br.interval_ms, br.speed_source = pred["time_ms"], (pred["lo_ms"], pred["hi_ms"]), "surrogate"
     if measurement is not None and measurement.status == "ok" and measurement.time_ms:
         br.time_ms, br.speed_source = float(measurement.time_ms), "measured"
     finish(br, config)

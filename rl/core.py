@@ -217,6 +217,9 @@ class RewardCore:
             pred[ok], lo[ok], hi[ok] = k * iv.time_ms[:len(ok)], k * iv.lo_ms[:len(ok)], k * iv.hi_ms[:len(ok)]
             if base_st.x is not None:
                 base_pred = k * float(iv.time_ms[-1])
+            for i in ok:        # work the surrogate cannot see: as uncertain as can be, measured first
+                if statics[i].breakdown.blind:
+                    lo[i], hi[i] = 0.0, math.inf
 
         # which candidates get a real answer
         real: list[RealAnswer | None] = [self.measured.get(s.sample_id) for s in samples]
@@ -305,7 +308,7 @@ class RewardCore:
             measured_gates(br.gates, real.measurement(), real.origin)
             if real.ok:
                 time_ms, source, base = real.time_ms, "measured", base_real
-        if time_ms is None and not math.isnan(pred) and (real is None or real.ok):
+        if time_ms is None and not math.isnan(pred) and (real is None or real.ok) and not br.blind:
             time_ms, source, base, interval = float(pred), "surrogate", base_pred, (float(lo), float(hi))
         br.time_ms, br.speed_source, br.interval_ms, br.baseline_ms = time_ms, source, interval, base
         finish(br, cfg)

@@ -875,3 +875,51 @@ def test_writes_through_a_const_parameter_fail_the_compile_gate_as_nvrtc_says():
         assert (br.failed_gate == "compile") == (not builds), (src, br.gates)
         if not builds:
             assert "const float*` parameter of k" in br.gates["compile"].detail
+
+
+_SUMMED = """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float acc = 0.0f;
+LOOP
+    y[i] = acc;
+}
+"""
+_LOOPS = {
+    "for": "    for (int j = 0; j < 64; ++j) acc += x[(i * 64 + j) % n];",
+    "goto": "    int j = 0;\nagain:\n    acc += x[(i * 64 + j) % n];\n    if (++j < 64) goto again;",
+    "recursion": "    acc = sum(x, i, n, 64);",
+    "pointer": "    acc = (*summer)(x, i, n, 64);",
+    "do": "    int j = 0;\n    do { acc += x[(i * 64 + j) % n]; } while (++j < 64);",
+}
+_HELPERS = {
+    "recursion": "__device__ float sum(const float* x, int i, int n, int j) {\n"
+                 "    return j == 0 ? 0.0f : x[(i * 64 + j) % n] + sum(x, i, n, j - 1);\n}\n",
+    "pointer": "__device__ float loop_sum(const float* x, int i, int n, int m) {\n"
+               "    float a = 0.0f;\n    for (int j = 0; j < m; ++j) a += x[(i * 64 + j) % n];\n    return a;\n}\n"
+               "__device__ float (*summer)(const float*, int, int, int) = loop_sum;\n",
+}
+
+
+def test_work_the_analysis_cannot_count_gets_no_speed_from_the_surrogate():
+    """The same 64 loads a thread, repeated by `goto`, by recursion, behind a function pointer or in a
+    loop whose count it cannot read (the `++j` in a do-while's condition): the analysis sees one pass
+    (or none) and the surrogate predicted it far faster than the `for` loop. No
+    speed from the surrogate for those (a note says why); a real measurement still times them."""
+    from rewardmodel.surrogate import load_default
+
+    model = load_default()
+    launch = dict(grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536}, model=model, baseline_ms=1.0)
+    counted = reward(_SUMMED.replace("LOOP", _LOOPS["for"]), "k", **launch)
+    assert counted[0].speed_source == "surrogate" and not counted[0].blind
+    for how in ("goto", "recursion", "pointer", "do"):
+        src = _HELPERS.get(how, "") + _SUMMED.replace("LOOP", _LOOPS[how])
+        br, feat, pred = reward(src, "k", **launch)
+        assert br.failed_gate is None and br.blind, how
+        # what the surrogate would have said: far faster than the loop it is
+        assert pred["time_ms"] < counted[2]["time_ms"] / 3, (how, pred["time_ms"], counted[2]["time_ms"])
+        assert br.time_ms is None and br.speed_source == "none" and br.terms["speed"].value is None
+        assert any(n.startswith("no speed from the surrogate") for n in br.notes), br.notes
+        measured = reward(src, "k", **launch, measurement=Measurement("ok", 0.5))[0]
+        assert measured.speed_source == "measured" and measured.terms["speed"].value == pytest.approx(math.log(2.0))

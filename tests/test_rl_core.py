@@ -245,3 +245,28 @@ def test_train_confirms_with_the_reserve(tmp_path, replay, model):
     for b in r.best.values():       # a measured pick is believed at its measured time
         if b["measured"]:
             assert b["believed_ms"] == pytest.approx(b["true_ms"])
+
+
+def test_core_gives_no_surrogate_speed_to_work_it_cannot_count_and_measures_it_first(model):
+    """A candidate that repeats work by `goto` (rewardmodel.blind): without an oracle no speed from
+    the surrogate; with a scheduler its interval is (0, inf), so the optimistic pick measures it first."""
+    t = T.get(TASK)
+    src = t.baseline.source
+    at = src.index("{", src.index("__global__")) + 1
+    jumpy = dataclasses.replace(t.baseline, source=src[:at] + "\n    int z_ = 0;\nagain_:\n    if (++z_ < 2) goto again_;\n" + src[at:],
+                                variant="jumpy")
+    sc = RewardCore(model=model).score(t, [jumpy, t.candidates[3]])
+    assert sc[0].source == "none" and sc[0].time_ms is None and sc[0].breakdown["blind"], sc[0].breakdown
+    assert sc[1].source == "surrogate" and sc[1].time_ms is not None
+    picked = []
+
+    class Spy(Scheduler):
+        def choose(self, task, samples, pred, lo, hi, known, valid):
+            picked.append((list(lo), list(hi)))
+            return [False] * len(samples)
+    RewardCore(model=model, oracle=object(), scheduler=Spy(SchedulerConfig(budget=0.1))).score(t, [jumpy, t.candidates[3]])
+    (lo, hi), = picked
+    assert lo[0] == 0.0 and hi[0] == math.inf and 0 < lo[1] < hi[1] < math.inf
+    want = Scheduler(SchedulerConfig(budget=0.5, best_per_group=False, epsilon=0.0)).choose(
+        t, [jumpy, t.candidates[3]], np.array([1.0, 1.0]), np.array(lo), np.array(hi), known=[False, False], valid=[True, True])
+    assert want[0]

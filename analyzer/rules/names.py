@@ -52,8 +52,9 @@ _VOCABULARY = 2     # how the headers' words are read (the disk cache's key)
 
 
 def _toolkit() -> tuple[frozenset, frozenset] | None:
-    """(the toolkit's header paths as `#include` names them, every word in them), or None where no
-    toolkit is found. Read once a process; kept on disk by the folder and its headers' times."""
+    """(the toolkit's header paths as `#include` names them, every word of their code, comments and
+    strings aside), or None where no toolkit is found. Read once a process (~0.7 s from the headers);
+    kept on disk, keyed by the folder and its headers' times."""
     from ..profile.toolkit import cuda_include_dir
 
     root = cuda_include_dir()

@@ -505,7 +505,9 @@ _MAX_CONSTANT_TRIPS = 1 << 16     # a longer loop's count is not worth walking t
 _CONTINUE = re.compile(rb"\bcontinue\b")
 _LOOPS = frozenset(("for_statement", "while_statement", "do_statement", "for_range_loop"))
 # what may stand between a loop's body and an update that runs once in each of its iterations
-_ONCE = frozenset(("expression_statement", "compound_statement", "comma_expression", "parenthesized_expression"))
+# (a dereference, a declaration's initializer and an assignment's sides run once too: `v = *p++;`)
+_ONCE = frozenset(("expression_statement", "compound_statement", "comma_expression", "parenthesized_expression",
+                   "pointer_expression", "init_declarator", "declaration", "assignment_expression"))
 
 
 # cooperative groups (cooperative_groups.h): what their sync() is, and their ranks and sizes
@@ -2826,6 +2828,15 @@ class _Walker:
         if t == "parenthesized_expression":
             inner = code_children(node)
             return self.pointer(inner[-1]) if inner else None
+        if t == "update_expression":
+            # `*p++` / `*++p`: the pointer before (after) the step, which moves p as `p++;` does
+            arg = node.child_by_field_id(F_ARGUMENT)
+            name = self.text(arg) if arg is not None and _KINDS[arg.kind_id] == "identifier" else None
+            if name is None or name not in self.ptrs:
+                return None
+            before = self.ptrs[name]
+            self.update(node)
+            return before if arg.start_byte == node.start_byte else self.ptrs[name]
         if t == "pointer_expression" and self._op(node) == "&":
             target = node.child_by_field_id(F_ARGUMENT)
             return self.address_of(target)

@@ -56,3 +56,35 @@ def test_a_lambda_is_walked_where_it_is_called_with_its_arguments():
     loads = [(a, e) for a, e in pairs if a.array == "x"]
     assert len(loads) == 2 and all(e is not None and e.per_request == 4.0 and not e.assumed for _, e in loads)
     assert not [a for a, _ in pairs if a.array == "out" and "j * 64" in a.text]
+
+
+def test_a_dereferenced_increment_is_an_access_and_the_pointer_moves():
+    """`v = *p++` and `acc += *p++` in a loop (exllama's `*x_ptr++`, mxnet's `*(ptr++) = ...`): the
+    load was not recorded at all (a surrogate saw no reads and predicted the kernel ~70x faster),
+    and the loop-carried pointer went opaque. Now each is the access `p; p++;` is: p at the
+    iteration's start, one element further each pass."""
+    from analyzer.lint import LaunchSpec, lint_source
+
+    body = """__global__ void k(const float* __restrict__ x, float* y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const float* p = x + i * 64;
+    float acc = 0.0f;
+    for (int k = 0; k < 64; ++k) {
+        LOAD
+    }
+    float* q = y + i * 2;
+    STORE
+}
+"""
+    launch = {"k": LaunchSpec((256, 1, 1), (64, 1, 1))}
+    est = {}
+    for how, load, store in (("statement", "acc += *p; p++;", "*q = acc; q++; *q = 0.0f;"),
+                             ("post", "acc += *p++;", "*q++ = acc; *q = 0.0f;"),
+                             ("declared", "float v = *p++; acc += v;", "*(q++) = acc; *q = 0.0f;")):
+        r = lint_source(body.replace("LOAD", load).replace("STORE", store), "k.cu", launches=launch)
+        ctx = r.contexts[0]
+        pairs = [(a.array, a.kind, e.per_request if e else None, [lp.var for lp in a.loops])
+                 for a, e in zip(ctx.accesses.accesses, ctx.estimates)]
+        est[how] = pairs
+    assert est["post"] == est["statement"] == est["declared"], est
+    assert est["post"] == [("x", "load", 32.0, ["k@5"]), ("y", "store", 8.0, []), ("y", "store", 8.0, [])]

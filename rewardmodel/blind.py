@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import re
 
+from analyzer import _fresh
+
+_scan = _fresh.accelerator("analyzer._scan")     # its C loop blanks comments and empties strings
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^<>;{}()]*>\s*)?\(")
 _GOTO = re.compile(r"\bgoto\s+[A-Za-z_]\w*\s*;")
 # a function pointer declared (`float (*fp)(...)`, `typedef float (*op_t)(...)`) or called through `(*fp)(`
@@ -18,8 +21,8 @@ _POINTER_DECL = re.compile(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(")
 _COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 
 
-def _code(program, node) -> str:
-    return _COMMENT_OR_STRING.sub(" ", program.text(node))
+def _code(text: str) -> str:
+    return _scan.strip_comments(text) if _scan is not None else _COMMENT_OR_STRING.sub(" ", text)
 
 
 def blind_spots(program, kernel, accesses=None) -> list[str]:
@@ -32,18 +35,17 @@ def blind_spots(program, kernel, accesses=None) -> list[str]:
                         if a.space in ("global", "shared") for lp in a.loops if lp.var is None or lp.step is None})
     out = [f"{kernel.name} has a {kind} loop the analysis cannot count (line {line}): its accesses are counted once"
            for line, kind in uncounted[:2]]
-    if "goto" not in program.text(kernel.body) and not _reaches_others(program, kernel):
+    if not _may_hide(program):
         return out
     device = {f.name: f for f in program.functions if f.kind != "host" and f.body is not None}
-    whole = _COMMENT_OR_STRING.sub(" ", program.original.decode("utf-8", "replace"))
-    pointers = set(_POINTER_DECL.findall(whole))
+    pointers = set(_POINTER_DECL.findall(_code(program.original.decode("utf-8", "replace"))))
     seen: dict[str, set[str]] = {}
     todo = [kernel]
     while todo:
         f = todo.pop()
         if f.name in seen:
             continue
-        body = _code(program, f.body)
+        body = _code(program.text(f.body))
         calls = {m.group(1) for m in _CALL.finditer(body)}
         seen[f.name] = calls & set(device)
         jump = _GOTO.search(body)
@@ -61,11 +63,15 @@ def blind_spots(program, kernel, accesses=None) -> list[str]:
     return out
 
 
-def _reaches_others(program, kernel) -> bool:
-    """Whether the kernel calls another device function (or itself), or the file has a `(*` (a
-    function pointer's declaration or call): the cheap test first, most kernels call only builtins."""
-    if b"(*" in program.original.replace(b" ", b""):
+def _may_hide(program) -> bool:
+    """Whether the file has a `goto`, a `(*` (a function pointer's declaration or call) or a device
+    function whose name stands in its own body or in that of one it names (recursion): substring
+    tests, so that the call graph is read only for the rare file that has one."""
+    src = program.original
+    if b"goto" in src or b"(*" in src or b"( *" in src:
         return True
-    text = program.text(kernel.body)
-    return any(f"{n}(" in text or f"{n} (" in text or f"{n}<" in text for n in
-               (f.name for f in program.functions if f.kind != "host"))
+    bodies = [(f.name, program.text(f.body)) for f in program.functions if f.kind != "host" and f.body is not None]
+    for name, text in bodies:
+        if name in text:
+            return True
+    return any(a in tb and b in ta for i, (a, ta) in enumerate(bodies) for b, tb in bodies[i + 1:])

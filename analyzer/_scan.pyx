@@ -7,8 +7,8 @@ the two) and what runs without a compiler.
   counted declarations, vector and double words with four regular expressions that may only match
   at the start of a word; each scan stopped at every letter that could begin one of its words --
   i, f, d, ... are everywhere in CUDA -- and they were ~3% of a reward call).
-- `strip_comments`: comments blanked and string literals emptied (the reward's anti-hacking gates,
-  rewardmodel.reward.strip_comments).
+- `strip_comments`: comments blanked and string literals emptied (the reward's anti-hacking gates
+  and name checks, analyzer.rules.names.strip_comments).
 
 Word and space characters are `re`'s for str patterns: a word character is alphanumeric
 (Unicode) or `_`; a space is what str.isspace() accepts.
@@ -154,7 +154,7 @@ cdef Py_ssize_t _comment_end(int kind, void* data, Py_ssize_t p, Py_ssize_t n) n
 
 def strip_comments(str text):
     """`text` with each comment blanked to spaces of its length and each string literal made `""`:
-    what rewardmodel.reward.strip_comments does with a regular expression (its reference)."""
+    what analyzer.rules.names.strip_comments does with a regular expression (its reference)."""
     cdef Py_ssize_t n = len(text), p = 0, e, o = 0, q
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)

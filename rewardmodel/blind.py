@@ -11,18 +11,12 @@ from __future__ import annotations
 
 import re
 
-from analyzer import _fresh
+from analyzer.rules.names import strip_comments
 
-_scan = _fresh.accelerator("analyzer._scan")     # its C loop blanks comments and empties strings
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^<>;{}()]*>\s*)?\(")
 _GOTO = re.compile(r"\bgoto\s+[A-Za-z_]\w*\s*;")
 # a function pointer declared (`float (*fp)(...)`, `typedef float (*op_t)(...)`) or called through `(*fp)(`
 _POINTER_DECL = re.compile(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(")
-_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
-
-
-def _code(text: str) -> str:
-    return _scan.strip_comments(text) if _scan is not None else _COMMENT_OR_STRING.sub(" ", text)
 
 
 def blind_spots(program, kernel, accesses=None) -> list[str]:
@@ -38,14 +32,14 @@ def blind_spots(program, kernel, accesses=None) -> list[str]:
     if not _may_hide(program):
         return out
     device = {f.name: f for f in program.functions if f.kind != "host" and f.body is not None}
-    pointers = set(_POINTER_DECL.findall(_code(program.original.decode("utf-8", "replace"))))
+    pointers = set(_POINTER_DECL.findall(strip_comments(program.original.decode("utf-8", "replace"))))
     seen: dict[str, set[str]] = {}
     todo = [kernel]
     while todo:
         f = todo.pop()
         if f.name in seen:
             continue
-        body = _code(program.text(f.body))
+        body = strip_comments(program.text(f.body))
         calls = {m.group(1) for m in _CALL.finditer(body)}
         seen[f.name] = calls & set(device)
         jump = _GOTO.search(body)

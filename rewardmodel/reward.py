@@ -20,7 +20,6 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Mapping
 
-from analyzer import _fresh
 from analyzer.lint import split_name_expression
 from analyzer.parse import _WORD_BYTES, bound_threads, namespaces_of
 from analyzer.rules.build import (device_caller, host_calls_in_device_code, host_members_in_device_code,
@@ -30,7 +29,7 @@ from analyzer.rules.control import NOT_CODE, removed_warp_intrinsics
 from analyzer.rules.half import half_problems, torch_half_build
 from analyzer.rules.shared import extern_shared_conflicts
 from analyzer.rules.occupancy import DEFAULT_SMEM_LIMIT
-from analyzer.rules.names import const_pointer_writes, undefined_name_problems
+from analyzer.rules.names import INCLUDE, const_pointer_writes, strip_comments, undefined_name_problems
 from analyzer.rules.parsing import hiding_errors
 
 from . import features as F
@@ -69,8 +68,6 @@ _TIMER_WORDS = ("clock", "globaltimer", "cudaEvent", "cudaStream", "cudaDeviceSy
 _LIBRARY_WORDS = ("cublas", "cudnn", "cutlass::", "thrust::", "cub::Device", "torch::", "at::")
 _PTX_TIMERS = re.compile(r"%globaltimer(?:_lo|_hi)?|%clock(?:64)?\b")
 _COMMENT_ONLY = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
-_scan = _fresh.accelerator("analyzer._scan")
 
 
 @dataclass(frozen=True)
@@ -143,14 +140,6 @@ class Measurement:
 
 
 # ------------------------------------------------------------------ static anti-hacking
-
-def strip_comments(source: str) -> str:
-    """Comments blanked to spaces of their length, string literals made `""` (a C loop in
-    analyzer/_scan.pyx where built; this regular expression is its reference)."""
-    if _scan is not None:
-        return _scan.strip_comments(source)
-    return _COMMENT_OR_STRING.sub(lambda m: " " * len(m.group(0)) if not m.group(0).startswith('"') else '""', source)
-
 
 def hacking_gates(program, kernel_name: str, accesses, reference_names=()) -> dict[str, Gate]:
     """Static checks against harness gaming. `accesses`: the entry kernel's KernelAccesses."""
@@ -279,11 +268,15 @@ def parse_gate(program, arch: str, harness: str) -> tuple[Gate, Gate | None]:
     else:
         verdict, why = unreadable_problem(program, arch, errors)
     if verdict == "unknown":
-        return Gate(False, f"the analyzer cannot read device code: {where}; a syntax error or code it misreads, "
-                           f"and no compiler here to tell which ({why})"), None
+        return Gate(False, _cannot_tell(where, why)), None
     if verdict == "fails":
         return Gate(True, f"device code the analyzer cannot read: {where}"), Gate(False, why)
     return Gate(True, f"device code the analyzer cannot read, skipped: {where}; NVRTC builds it"), None
+
+
+def _cannot_tell(where: str, why: str) -> str:
+    return (f"the analyzer cannot read device code: {where}; a syntax error or code it misreads, "
+            f"and no compiler here to tell which ({why})")
 
 
 def _regions(errors) -> str:
@@ -295,7 +288,7 @@ def _regions(errors) -> str:
 _NVRTC_ERROR = re.compile(r"\((\d+)\): (?:catastrophic )?error: ([^\n]*)")
 
 
-def unreadable_problem(program, arch: str = "sm_90", errors=None) -> tuple[str, str]:
+def unreadable_problem(program, arch: str, errors) -> tuple[str, str]:
     """What NVRTC's build of the device code alone says of code the analyzer cannot read (errors:
     hiding_errors(program)), for a build that has host code NVRTC cannot compile (a host build's, a
     PyTorch extension's): ("fails", "line N: ...") where it fails at one of those lines, ("unknown",
@@ -303,7 +296,6 @@ def unreadable_problem(program, arch: str = "sm_90", errors=None) -> tuple[str, 
     `int64_t` without its headers) is no verdict on that code."""
     from analyzer.resources import CompilerUnavailable, compile_nvrtc, device_code
 
-    errors = hiding_errors(program) if errors is None else errors
     if not errors:
         return "builds", ""
     try:
@@ -324,8 +316,7 @@ def unreadable_build_problem(program, arch: str = "sm_90") -> str:
     errors = hiding_errors(program)
     verdict, why = unreadable_problem(program, arch, errors)
     if verdict == "unknown":
-        return (f"the analyzer cannot read device code: {_regions(errors)}; a syntax error or code it misreads, "
-                f"and no compiler here to tell which ({why})")
+        return _cannot_tell(_regions(errors), why)
     return why if verdict == "fails" else ""
 
 
@@ -441,7 +432,6 @@ _STD_HEADERS = frozenset((
     "curand.h curand_kernel.h helper_cuda.h helper_functions.h").split())
 _HOST_LIBRARIES = ("cub/", "thrust/", "torch/", "ATen/", "c10/", "pybind11/", "cublas", "cufft", "cusparse", "cudnn",
                    "cusolver", "nvtx", "sys/")
-_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)
 
 
 def nvrtc_source_problems(program) -> list[str]:
@@ -462,7 +452,7 @@ def nvrtc_source_problems(program) -> list[str]:
     if b"include" in src:
         root = program.tree.root_node
         bad = []
-        for m in _INCLUDE.finditer(src):
+        for m in INCLUDE.finditer(src):
             name = m.group(1).decode("utf-8", "replace").strip()
             if name not in _STD_HEADERS and not name.startswith(_HOST_LIBRARIES):
                 continue

@@ -638,8 +638,8 @@ def test_c_comment_strip_is_the_regular_expressions(monkeypatch):
     every corpus source and on random text of comment, string and escape pieces."""
     import random
 
+    from analyzer.rules import names as R
     from corpus.families import all_samples
-    from rewardmodel import reward as R
 
     if R._scan is None:
         pytest.skip("analyzer._scan is not built in this install (pure Python)")

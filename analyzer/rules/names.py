@@ -26,7 +26,8 @@ _scan = _fresh.accelerator("analyzer._scan")
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 # every byte that is no word byte (ASCII letters, digits, `_`) to a space
 _WORD_BYTES_ONLY = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 95) else 32 for c in range(256))
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
+INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)    # an #include and its name
+_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 _NOT_CODE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _BUILTIN_MEMBER = re.compile(rb"\b(threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*([A-Za-z_]\w*)")
 _BUILTIN_TYPES = {b"threadIdx": "uint3", b"blockIdx": "uint3", b"blockDim": "dim3", b"gridDim": "dim3"}
@@ -96,13 +97,21 @@ def _toolkit() -> tuple[frozenset, frozenset] | None:
     return _WORDS[root]
 
 
+def strip_comments(source: str) -> str:
+    """Comments blanked to spaces of their length, string literals made `""`: the code the reward's
+    gates read (a C loop in analyzer/_scan.pyx where built; this regular expression is its reference)."""
+    if _scan is not None:
+        return _scan.strip_comments(source)
+    return _COMMENT_OR_STRING.sub(lambda m: " " * len(m.group(0)) if not m.group(0).startswith('"') else '""', source)
+
+
 def _includes(src: bytes) -> list[bytes]:
     """The names the file's `#include`s give (found by `include`, then read at their line's start:
     a scan of every line by the regular expression costs 3x)."""
     out = []
     at = src.find(b"include")
     while at >= 0:
-        m = _INCLUDE.match(src, src.rfind(b"\n", 0, at) + 1)
+        m = INCLUDE.match(src, src.rfind(b"\n", 0, at) + 1)
         if m is not None and m.start(1) > at:
             out.append(m.group(1))
         at = src.find(b"include", at + 7)
@@ -147,9 +156,8 @@ def undefined_names(program) -> list[tuple[int, str, str]]:
     src = program.original
     if b"##" in src:
         return []
-    # the words of the code (comments blanked, strings emptied: the C loop of reward.strip_comments
-    # where built), as runs of word bytes: a translate and a split, ~4x faster than a regex's findall
-    code = _scan.strip_comments(src.decode("utf-8", "replace")).encode() if _scan is not None else _NOT_CODE.sub(b" ", src)
+    # the words of the code, as runs of word bytes: a translate and a split, ~4x faster than a regex's findall
+    code = strip_comments(src.decode("utf-8", "replace")).encode()
     counts = collections.Counter(code.translate(_WORD_BYTES_ONLY).split())
     singles = [w for w, c in counts.items() if c == 1 and not w[:1].isdigit()]
     if not singles:

@@ -15,6 +15,12 @@ no mutant of that kind):
 - call:      a builtin call misspelt (`__syncthreads` -> `__syncthread`, `expf` -> `expff`, ...)
 - const:     one of the kernel's pointer parameters made `const` (refused where the kernel writes it;
              not in templates, whose explicit instantiations would no longer match)
+- scope:     a `for` loop's variable used after the loop (`(void)k;` after its last statement; loops
+             whose body is a block or a simple statement)
+- alias:     a kernel's `const T*` parameter read through a local `T* x_w = x;` (no const), one of
+             its reads made through it (not in templates)
+
+Each candidate's slip is placed by its own random stream (the seed, the source, the kind).
 
 The real verdict is the profiler's NVRTC build (analyzer.profile.build: the source as written, by the
 kernel's name expression, the toolkit's include folders), run in worker processes (NVRTC may crash
@@ -40,12 +46,24 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-KINDS = ("as written", "semicolon", "paren", "brace", "name", "type", "member", "call", "const")
+KINDS = ("as written", "semicolon", "paren", "brace", "name", "type", "member", "call", "const", "scope", "alias")
 _POINTER_PARAM = re.compile(r"([(,]\s*)(?!const\b)((?:unsigned\s+)?[A-Za-z_]\w*\s*\*)")
 _CALLS = (("__syncthreads(", "__syncthread("), ("expf(", "expff("), ("fmaxf(", "fmaxff("), ("sqrtf(", "sqrtff("),
           ("atomicAdd(", "atomicAd("), ("__shfl_down_sync(", "__shfl_dwn_sync("), ("rsqrtf(", "rsqrttf("))
 _LOCAL = re.compile(r"^\s*(?:const\s+)?(?:int|float|unsigned|size_t|int64_t|double)\s+([a-z_]\w*)\s*=", re.M)
 _DECL_TYPE = re.compile(r"^(\s*)(float|int)(\s+[a-z_]\w*\s*=)", re.M)
+_FOR_LOCAL = re.compile(r"\bfor\s*\(\s*(?:unsigned\s+)?(?:int|size_t|long|unsigned)\s+([A-Za-z_]\w*)\s*=")
+_CONST_PARAM = re.compile(r"\bconst\s+([A-Za-z_]\w*)\s*\*\s*(?:__restrict__\s+)?([A-Za-z_]\w*)\s*[,)]")
+
+
+def _matching(text: str, at: int, open_: str, close: str) -> int:
+    """The offset of the `close` matching the `open_` at `at` (len(text) where none does)."""
+    depth = 0
+    for i in range(at, len(text)):
+        depth += (text[i] == open_) - (text[i] == close)
+        if depth == 0:
+            return i
+    return len(text)
 
 
 def _body_span(src: str) -> tuple[int, int]:
@@ -131,6 +149,34 @@ def mutate(src: str, kind: str, rng: random.Random) -> str | None:
             return None
         m = rng.choice(spots)
         return src[:m.start(2)] + "const " + src[m.start(2):]
+    if kind == "scope":
+        spots = []
+        for m in _FOR_LOCAL.finditer(body):
+            head_end = _matching(body, body.index("(", m.start()), "(", ")")
+            k = head_end + 1
+            while k < len(body) and body[k].isspace():
+                k += 1
+            if body[k:k + 1] != "{" and re.match(r"#|(?:for|if|while|do|switch)\b", body[k:]):
+                continue        # a body that is a statement of its own: the next `;` need not end it
+            end = _matching(body, k, "{", "}") + 1 if body[k:k + 1] == "{" else body.find(";", k) + 1
+            if 0 < end <= len(body):
+                spots.append((end, m.group(1)))
+        if not spots:
+            return None
+        at, name = rng.choice(spots)
+        return src[:lo + at] + f"\n    (void){name};" + src[lo + at:]
+    if kind == "alias":
+        head = src[:lo]
+        params = [m for m in _CONST_PARAM.finditer(head, head.rfind("__global__"))] if "__global__" in head else []
+        params = [m for m in params if re.search(rf"\b{re.escape(m.group(2))}\s*\[", body)]
+        if not params or "template" in src:
+            return None
+        m = rng.choice(params)
+        ctype, name = m.group(1), m.group(2)
+        reads = [r.start() for r in re.finditer(rf"\b{re.escape(name)}\s*\[", body)]
+        at = rng.choice(reads)
+        body = body[:at] + name + "_w" + body[at + len(name):]
+        return src[:lo] + f"\n    {ctype}* {name}_w = {name};" + body
     raise ValueError(kind)
 
 
@@ -169,19 +215,18 @@ def main(argv=None) -> int:
     from rewardmodel.surrogate import load_default
     from corpus.families import all_samples
 
-    rng = random.Random(args.seed)
     seen, samples = set(), []
     for s in all_samples():
         if s.source_hash not in seen and s.origin != "handwritten":
             seen.add(s.source_hash)
             samples.append(s)
-    rng.shuffle(samples)
+    random.Random(args.seed).shuffle(samples)
     samples = samples[:args.n]
     model = load_default()
     cases = []          # (sample index, kind, source)
     for i, s in enumerate(samples):
         for kind in KINDS:
-            src = s.source if kind == "as written" else mutate(s.source, kind, rng)
+            src = s.source if kind == "as written" else mutate(s.source, kind, random.Random(f"{args.seed}:{s.source_hash}:{kind}"))
             if src is not None and (kind == "as written" or src != s.source):
                 cases.append((i, kind, src))
     print(f"{len(samples)} sources, {len(cases)} candidates; NVRTC verdicts in 2 worker processes ...", flush=True)

@@ -29,7 +29,8 @@ from analyzer.rules.control import NOT_CODE, removed_warp_intrinsics
 from analyzer.rules.half import half_problems, torch_half_build
 from analyzer.rules.shared import extern_shared_conflicts
 from analyzer.rules.occupancy import DEFAULT_SMEM_LIMIT
-from analyzer.rules.names import INCLUDE, const_pointer_writes, strip_comments, undefined_name_problems
+from analyzer.rules.names import (INCLUDE, const_pointer_conversions, const_pointer_writes, out_of_scope_names,
+                                  strip_comments, undefined_name_problems)
 from analyzer.rules.parsing import hiding_errors
 
 from . import features as F
@@ -367,7 +368,8 @@ def build_problems(result) -> list[str]:
         torch = torch_half_build(program)
         out += [f"line {node.start_point[0] + 1}: {message}" for node, builds, message, _ in half
                 if builds == "all" or torch]
-    out += const_pointer_writes(result.contexts)
+    out += const_pointer_writes(result.contexts) + const_pointer_conversions(result.contexts)
+    out += out_of_scope_names(program)
     for ctx in result.contexts:
         if ctx.static_shared_bytes > STATIC_SHARED_LIMIT:
             out.append(f"{ctx.kernel.name} declares {ctx.static_shared_bytes:,} B of static shared memory, over the "

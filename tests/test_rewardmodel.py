@@ -877,6 +877,106 @@ def test_writes_through_a_const_parameter_fail_the_compile_gate_as_nvrtc_says():
             assert "const float*` parameter of k" in br.gates["compile"].detail
 
 
+_ALIASED = HONEST.replace("    if (i < n)", "    ALIAS\n    if (i < n)")
+_CONVERSION_CASES = [
+    # refused: the const pointer given to a `float*` local, by initializer, offset, address or
+    # assignment; to a parameter of the kernel; to a device function's `float*` parameter
+    (_ALIASED.replace("ALIAS", "float* p = x;").replace("2.0f * x[i]", "p[i]"), False),
+    (_ALIASED.replace("ALIAS", "float* p = x + 1;").replace("2.0f * x[i]", "p[i - 1]"), False),
+    (_ALIASED.replace("ALIAS", "float* p = &x[0];").replace("2.0f * x[i]", "p[i]"), False),
+    (_ALIASED.replace("ALIAS", "float* p;\n    p = (x);").replace("2.0f * x[i]", "p[i]"), False),
+    (_ALIASED.replace("ALIAS", "y = x;"), False),
+    ("__device__ float twice(float* a, int i) { return 2.0f * a[i]; }\n"
+     + HONEST.replace("2.0f * x[i]", "twice(x, i)"), False),
+    # built: a const local, `auto`, `float const*`, a cast, a const helper, a template helper, a read
+    (_ALIASED.replace("ALIAS", "const float* p = x;").replace("2.0f * x[i]", "p[i]"), True),
+    (_ALIASED.replace("ALIAS", "auto p = x;").replace("2.0f * x[i]", "p[i]"), True),
+    (_ALIASED.replace("ALIAS", "float const* p = x + 1;").replace("2.0f * x[i]", "p[i - 1]"), True),
+    (_ALIASED.replace("ALIAS", "float* p = (float*)x;").replace("2.0f * x[i]", "p[i]"), True),
+    ("__device__ float twice(const float* a, int i) { return 2.0f * a[i]; }\n"
+     + HONEST.replace("2.0f * x[i]", "twice(x, i)"), True),
+    ("template <typename T> __device__ T twice(T* a, int i) { return 2 * a[i]; }\n"
+     + HONEST.replace("2.0f * x[i]", "twice(x, i)"), True),
+    (_ALIASED.replace("ALIAS", "float v = x[0];").replace("2.0f * x[i]", "v"), True),
+]
+
+
+def test_a_const_parameter_given_to_a_non_const_pointer_fails_the_compile_gate_as_nvrtc_says():
+    """`float* p = x;` of a `const float* x` (a reply that reads through a local, or hands the input to a
+    helper taking `float*`): NVRTC refuses the conversion, which the analysis reads as a plain alias."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from analyzer.profile import toolkit
+    from analyzer.profile.build import _nvrtc_compile, compile_options
+
+    try:
+        options = compile_options("sm_90", toolkit.cuda_include_dir())
+    except Exception as exc:      # no toolkit headers: nothing to compare with
+        pytest.skip(f"no CUDA toolkit: {exc}")
+    for src, builds in _CONVERSION_CASES:
+        built = _nvrtc_compile(src, "k", options)
+        assert built[0] == builds, (src, built[3][:300])
+        br = _gates(src)
+        assert (br.failed_gate == "compile") == (not builds), (src, br.gates)
+        if not builds:
+            assert 'of type "const float *"' in br.gates["compile"].detail
+
+
+_SCOPED = """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+BODY
+}
+"""
+_SCOPE_CASES = [
+    # refused: a loop's variable after the loop, a block's local after the block, a use before the declaration
+    ("    float s = 0.0f;\n    for (int j = 0; j < 4; ++j) s += x[(i + j) % n];\n    y[i] = s + j;", False),
+    ("    if (i % 2) { float t = x[i]; y[i] = t; }\n    y[i] += t;", False),
+    ("    y[i] = t;\n    float t = x[i];", False),
+    ("    for (int j = 0; j < 4; ++j) { float t = x[j]; }\n    for (int j = 0; j < 4; ++j) y[i] += t;", False),
+    # built: the same name declared again, an outer one shadowed, a global, a call of a function a
+    # local's name hides only inside its block, a lambda's parameter
+    ("    float s = 0.0f;\n    for (int j = 0; j < 4; ++j) s += x[j];\n    for (int j = 0; j < 4; ++j) s += x[j];\n"
+     "    y[i] = s;", True),
+    ("    float t = 1.0f;\n    if (i % 2) { float t = x[i]; y[i] = t; }\n    y[i] += t;", True),
+    ("    { float fmaxf = 1.0f; y[i] = fmaxf; }\n    y[i] = fmaxf(y[i], 0.0f);", True),
+    ("    auto f = [](float a) { return 2.0f * a; };\n    y[i] = f(x[i]);", True),
+]
+
+
+def test_a_local_used_outside_its_scope_fails_the_compile_gate_as_nvrtc_says():
+    """A loop's variable or a block's local used after it (or before its declaration): NVRTC's
+    `identifier "j" is undefined`, where the analysis, which does not scope its names, reads on."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from analyzer.profile import toolkit
+    from analyzer.profile.build import _nvrtc_compile, compile_options
+
+    try:
+        options = compile_options("sm_90", toolkit.cuda_include_dir())
+    except Exception as exc:      # no toolkit headers: nothing to compare with
+        pytest.skip(f"no CUDA toolkit: {exc}")
+    cases = [(_SCOPED.replace("BODY", body), builds) for body, builds in _SCOPE_CASES]
+    cases.append(("__device__ float t;\n" + cases[1][0], True))     # the global `t` it then reads
+    for src, builds in cases:
+        built = _nvrtc_compile(src, "k", options)
+        assert built[0] == builds, (src, built[3][:300])
+        br = _gates(src)
+        assert (br.failed_gate == "compile") == (not builds), (src, br.gates)
+        if not builds:
+            assert "is undefined (in k: used" in br.gates["compile"].detail
+
+
+def test_out_of_scope_names_say_where_and_leave_unparsed_bodies_alone():
+    from analyzer.parse import parse
+    from analyzer.rules.names import out_of_scope_names
+
+    src = _SCOPED.replace("BODY", "    for (int j = 0; j < 4; ++j) y[i] += x[j];\n    y[i] += j;")
+    assert out_of_scope_names(parse(src)) == [
+        'line 6: identifier "j" is undefined (in k: used outside the block that declares it, line 5)']
+    assert out_of_scope_names(parse(src.replace("y[i] += j;", "y[i] += j"))) == []      # a syntax error: the parse gate's
+    assert out_of_scope_names(parse("// j: the column\n" + src)) != []                  # a comment's word is no global
+
+
 _SUMMED = """
 __global__ void k(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

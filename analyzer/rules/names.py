@@ -20,7 +20,7 @@ import os
 import re
 
 from .. import _fresh
-from ..parse import word_offsets
+from ..parse import FIELD, word_offsets
 
 _scan = _fresh.accelerator("analyzer._scan")
 _WORD = re.compile(rb"[A-Za-z_]\w*")
@@ -261,3 +261,269 @@ def const_pointer_writes(contexts) -> list[str]:
                 out.append(f"line {a.line}: `{a.text}` updates {a.array}, a `const {ctx.kernel.param(a.array).type}*` "
                            f"parameter of {ctx.kernel.name}: the build fails (no atomic for a const pointer); drop the const")
     return out
+
+
+# ---------------------------------------------------------------- locals used out of their scope
+
+# the nodes that open a scope for the locals declared in them (a for's init, an if's condition, a block)
+_SCOPE_TYPES = frozenset(("compound_statement", "for_statement", "for_range_loop", "if_statement", "while_statement",
+                          "switch_statement", "do_statement", "lambda_expression", "catch_clause"))
+_BUILTIN_NAMES = frozenset((b"threadIdx", b"blockIdx", b"blockDim", b"gridDim", b"warpSize"))
+_DECLARATORS = ("init_declarator", "pointer_declarator", "array_declarator", "reference_declarator",
+                "parenthesized_declarator")
+_LOCALS_QUERY: dict = {}     # language -> QueryCursor of the locals' declarations
+
+
+def _locals_cursor(language):
+    cursor = _LOCALS_QUERY.get(language)
+    if cursor is None:
+        import tree_sitter as ts
+
+        query = ts.Query(language, "(declaration) @d (for_range_loop) @r (parameter_declaration) @p "
+                                   "(structured_binding_declarator) @s")
+        cursor = _LOCALS_QUERY[language] = ts.QueryCursor(query)
+    return cursor
+
+
+def _declared_identifier(decl):
+    """The identifier a declarator declares (`*p`, `a[4]`, `&r`, `x = 1`), or None (a qualified
+    name, a structured binding...)."""
+    while decl is not None:
+        t = decl.type
+        if t == "identifier":
+            return decl
+        if t not in _DECLARATORS:
+            return None
+        if t == "reference_declarator" or t == "parenthesized_declarator":
+            decl = next((c for c in reversed(decl.named_children) if c.type != "comment"), None)
+        else:
+            decl = decl.child_by_field_id(FIELD.declarator)
+    return None
+
+
+def _scope_of(node):
+    parent = node.parent
+    while parent is not None and parent.type not in _SCOPE_TYPES:
+        parent = parent.parent
+    return parent
+
+
+def function_locals(program, body) -> tuple[dict, set]:
+    """({name: [(start of its declarator's name, end of its scope)]} of the locals a function body
+    declares, the names it declares in ways not followed: a lambda's parameters, a structured
+    binding's)."""
+    caps = _locals_cursor(program.tree.language).captures(body)
+    found: dict[bytes, list] = {}
+    field = FIELD.declarator
+    for d in caps.get("d", ()):
+        scope = _scope_of(d)
+        if scope is None:
+            continue
+        end = scope.end_byte
+        for decl in d.children_by_field_id(field):
+            ident = _declared_identifier(decl)
+            if ident is not None:
+                found.setdefault(ident.text, []).append((ident.start_byte, end))
+    for r in caps.get("r", ()):
+        ident = _declared_identifier(r.child_by_field_id(field))
+        if ident is not None:
+            found.setdefault(ident.text, []).append((ident.start_byte, r.end_byte))
+    other: set[bytes] = set()
+    for p in caps.get("p", ()):
+        ident = _declared_identifier(p.child_by_field_id(field))
+        if ident is not None:
+            other.add(ident.text)
+    for s in caps.get("s", ()):
+        other.update(c.text for c in s.named_children if c.type == "identifier")
+    return found, other
+
+
+def out_of_scope_names(program) -> list[str]:
+    """Uses of a local outside the scope that declares it (`for (int j...) {...} y[i] = x[j];`, a
+    variable of an `if`'s block used after it) or before its declaration, in a kernel or device
+    function: NVRTC's `identifier "j" is undefined`. A name the file has anywhere outside function
+    bodies (a global, a macro, a member) is not judged, nor a call (`max(a, b)` past a local `max`),
+    nor a function whose body did not parse."""
+    src = program.source
+    root = None
+    out = []
+    for f in program.functions:
+        body = f.body
+        if f.kind == "host" or body is None or body.has_error:
+            continue
+        found, other = function_locals(program, body)
+        params = None
+        for name, spans in found.items():
+            # where the name is not visible: the body outside every [declarator, end of its scope)
+            gaps, at = [], body.start_byte
+            for lo, hi in sorted(spans):
+                if lo > at:
+                    gaps.append((at, lo))
+                at = max(at, hi)
+            if at < body.end_byte:
+                gaps.append((at, body.end_byte))
+            uses = [u for lo, hi in gaps if src.find(name, lo, hi) >= 0 for u in word_offsets(src, name, lo, hi)]
+            if not uses or name in other or name in _BUILTIN_NAMES or name in _PREDEFINED:
+                continue
+            params = params if params is not None else {p.name.encode() for p in f.params}
+            if name in params:
+                continue
+            root = root or program.tree.root_node
+            use = next((u for u in uses if _plain_use(root.descendant_for_byte_range(u, u + len(name)), u, name, body)),
+                       None)
+            if use is None or _outside_bodies(src, name, program.functions):
+                continue
+            first = min(lo for lo, _ in spans)
+            where = "before its declaration" if use < first else "outside the block that declares it"
+            out.append(f'line {_line(program.original, program.original_offset(use))}: identifier '
+                       f'"{name.decode()}" is undefined (in {f.name}: used {where}, line '
+                       f'{_line(program.original, program.original_offset(first))})')
+    return out
+
+
+def _plain_use(node, at: int, name: bytes, body) -> bool:
+    """Whether the node at a name's offset is that identifier, used as a value (no call's function)."""
+    if node is None or node.type != "identifier" or node.start_byte != at or node.end_byte != at + len(name):
+        return False
+    parent = node.parent
+    if parent is not None and parent.type == "call_expression" and parent.child_by_field_id(FIELD.function) == node:
+        return False
+    return _a_use(node, body)
+
+
+def _outside_bodies(src: bytes, name: bytes, functions) -> bool:
+    """Whether `name` stands in src's code outside every function body (a global, a macro, a member;
+    not a comment's word)."""
+    bodies = [(f.body.start_byte, f.body.end_byte) for f in functions if f.body is not None]
+    return any(not any(a <= at < b for a, b in bodies) for at in word_offsets(_code(src), name))
+
+
+# ---------------------------------------------------------------- a const pointer given to a non-const one
+
+_CONST_SOURCE = {}      # name -> pattern of the name given on: `= x`, `(x`, `, x`, `= &x[...]`, `= x + 1`
+
+
+def const_pointer_conversions(contexts) -> list[str]:
+    """A kernel's `const T*` parameter given to something that would write through it: a local
+    `float* q = x;` (or `= x + 4`, `= &x[i]`), an assignment `q = x;` to such a local, or an
+    argument of a device function of the file whose parameter is a `T*` without const. NVRTC refuses
+    each ("a value of type "const float *" cannot be used to initialize an entity of type "float *"");
+    an explicit cast takes the const away and is left alone, as are templates and overloads."""
+    out = []
+    for ctx in contexts:
+        const = [p for p in ctx.kernel.params if p.pointer == 1 and p.const]
+        body = ctx.kernel.body
+        if not const or body is None or body.has_error:
+            continue
+        program = ctx.program
+        text = program.text(body)
+        for p in const:
+            pat = _CONST_SOURCE.get(p.name)
+            if pat is None:
+                pat = _CONST_SOURCE[p.name] = re.compile(r"[=(,]\s*(?:\(\s*)*&?\s*" + re.escape(p.name) + r"\b")
+            for m in pat.finditer(text):
+                at = body.start_byte + m.end() - len(p.name)
+                problem = _const_given(program, body, at, p)
+                if problem:
+                    out.append(f"line {_line(program.original, program.original_offset(at))}: {problem} "
+                               f"({ctx.kernel.name}'s parameter {p.name} is `const {p.type}*`): the build fails; "
+                               "keep the const (or cast it away where the code really means to write)")
+                    break
+    return out
+
+
+def _const_given(program, body, at: int, param) -> str:
+    """What NVRTC says of the const pointer parameter at offset `at` where it initializes, is assigned
+    to, or is passed as a non-const pointer; "" where it is not (a read, a cast, a const target)."""
+    node = body.descendant_for_byte_range(at, at + len(param.name))
+    if node is None or node.type != "identifier" or node.start_byte != at:
+        return ""
+    # climb what keeps it the same pointer: (x), x + k, k + x, x - k, &x[i]
+    while True:
+        parent = node.parent
+        if parent is None:
+            return ""
+        t = parent.type
+        if t == "parenthesized_expression":
+            node = parent
+        elif t == "binary_expression" and parent.child_by_field_id(FIELD.operator).type in ("+", "-") and (
+                parent.child_by_field_id(FIELD.left) == node or parent.child_by_field_id(FIELD.operator).type == "+"):
+            node = parent
+        elif t == "subscript_expression" and parent.child_by_field_id(FIELD.argument) == node:
+            outer = parent.parent
+            if outer is None or outer.type != "pointer_expression" or outer.child_by_field_id(FIELD.operator).type != "&":
+                return ""
+            node = outer
+        else:
+            break
+    wanted = f'"const {param.type} *"'
+    if t == "init_declarator" and parent.child_by_field_id(FIELD.value) == node:
+        declarator = parent.child_by_field_id(FIELD.declarator)
+        declaration = parent.parent
+        if declarator is None or declarator.type != "pointer_declarator" or not _plain_type(declaration):
+            return ""
+        return (f'a value of type {wanted} cannot be used to initialize an entity of type '
+                f'"{program.text(declaration.child_by_field_id(FIELD.type))} *" (`{_line_text(program, declaration)}`)')
+    if t == "assignment_expression" and parent.child_by_field_id(FIELD.right) == node and \
+            parent.child_by_field_id(FIELD.operator).type == "=":
+        left = parent.child_by_field_id(FIELD.left)
+        target = _pointer_target(program, body, left) if left is not None and left.type == "identifier" else None
+        if target is None:
+            return ""
+        return (f'a value of type {wanted} cannot be assigned to an entity of type "{target} *" '
+                f'(`{_line_text(program, parent)}`)')
+    if t == "argument_list":
+        call = parent.parent
+        fn = call.child_by_field_id(FIELD.function) if call is not None and call.type == "call_expression" else None
+        if fn is None or fn.type != "identifier":
+            return ""
+        name = program.text(fn)
+        callees = [f for f in program.functions if f.name == name]
+        if len(callees) != 1 or callees[0].kind == "host" or callees[0].template_params:
+            return ""
+        index = [c for c in parent.named_children if c.type != "comment"].index(node)
+        params = callees[0].params
+        if index >= len(params) or params[index].pointer != 1 or params[index].const:
+            return ""
+        return (f'argument of type {wanted} is incompatible with parameter of type "{params[index].type} *" '
+                f'(`{_line_text(program, call)}`, {name}\'s parameter {params[index].name})')
+    return ""
+
+
+def _plain_type(declaration) -> bool:
+    """A declaration of a named type with no const anywhere in its type or qualifiers (`float`,
+    `float4`, `unsigned int`): not `auto`, not a template's or a qualified type."""
+    if declaration is None or declaration.type != "declaration":
+        return False
+    tnode = declaration.child_by_field_id(FIELD.type)
+    if tnode is None or tnode.type not in ("primitive_type", "type_identifier", "sized_type_specifier"):
+        return False
+    return not any(c.type == "type_qualifier" and c.text == b"const" for c in declaration.children)
+
+
+def _pointer_target(program, body, ident) -> str | None:
+    """The pointee type of a local `T* q;` or a parameter `T* q` (no const) that `ident` names, from
+    its one declaration; None otherwise."""
+    name = ident.text
+    kernel = program.function_at(body.start_byte)
+    param = kernel.param(name.decode()) if kernel is not None else None
+    if param is not None:
+        return param.type if param.pointer == 1 and not param.const and not word_offsets(
+            program.source, name, body.start_byte, ident.start_byte) else None
+    found = None
+    for at in word_offsets(program.source, name, body.start_byte, ident.start_byte):
+        node = body.descendant_for_byte_range(at, at + len(name))
+        parent = node.parent if node is not None else None
+        if parent is None or parent.type != "pointer_declarator" or parent.child_by_field_id(FIELD.declarator) != node:
+            continue
+        declaration = parent.parent
+        if declaration is not None and declaration.type == "init_declarator":
+            declaration = declaration.parent
+        if found is not None or not _plain_type(declaration):
+            return None
+        found = program.text(declaration.child_by_field_id(FIELD.type))
+    return found
+
+
+def _line_text(program, node) -> str:
+    return " ".join(program.text(node).split())[:60]

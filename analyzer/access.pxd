@@ -52,7 +52,7 @@ cdef class _Walker:
     cpdef assigned_names(self, node)
     cpdef with_assignments_opaque(self, body)
     cpdef for_statement(self, st)
-    cpdef _loop(self, cond_node, line, var, init_value, step, body, update, changed, kind)
+    cpdef _loop(self, cond_node, line, var, init_value, step, body, update, changed, kind, stepped=*)
     cpdef _note_unrolled(self, Py_ssize_t mark, loop_sym, init, cond, step, Py_ssize_t line)
     cpdef bint _floating(self, node) except -1
     cpdef bint _unrolled_condition(self, cond) except -1
@@ -69,6 +69,8 @@ cdef class _Walker:
     cpdef for_range_loop(self, st)
     cpdef _while_counter(self, cond_node, changed, body)
     cpdef _compared(self, cond_node)
+    cpdef _compared_operand(self, cond_node)
+    cpdef tuple _stepped_test(self, stepped, inc, kind)
     cpdef _group(self, node)
     cpdef const_value(self, node)
     cpdef expr_quiet(self, node)

@@ -1446,10 +1446,11 @@ class _Walker:
         self._loop(cond_node, line, var, init_value, step, body, update, changed, "for")
 
     def _loop(self, cond_node, line: int, var: str | None, init_value: Expr, step, body, update, changed: dict,
-              kind: str) -> None:
+              kind: str, stepped=None) -> None:
         """Walks a loop given its condition, induction variable (None: none known), its value at the
         start, step, body, for-header update and the variables it changes (for_statement,
-        while_statement)."""
+        while_statement). stepped: where the condition steps the variable (`while (j++ < n)`),
+        _stepped_test's (operator, bound node, offset, step before the body)."""
         loop_sym = f"{var}@{line}" if var else None
         iter_sym = f"iter@{line}"
         self.g.add_node(iter_sym)
@@ -1465,7 +1466,14 @@ class _Walker:
         # Loop-carried variables (`acc += x`, `p += stride`) get an opaque symbol inside the loop,
         # or, for a loop-invariant increment, value0 + iter * increment.
         carried = self._carried(changed, var, line, iter_sym, body, update)
-        cond = self.expr(cond_node) if cond_node is not None else None
+        if stepped is None:
+            cond = self.expr(cond_node) if cond_node is not None else None
+        else:
+            # the test as a comparison of the value the iteration starts with (the trip count's
+            # form), and the body at the value it sees
+            op, right, offset, after = stepped
+            cond = ("b", op, ("s", loop_sym), S.binop("-", self.expr(right), offset))
+            self.env[var] = S.binop("+", ("s", loop_sym), after)
         if var is not None and cond is not None:
             for s in S.symbols(cond):
                 if s != loop_sym:
@@ -1735,11 +1743,13 @@ class _Walker:
                 # `while (i < n) { ...; i += stride; }` is `for (; i < n; ) { ...; i += stride; }`
                 # with i its induction variable. `do { ...; i += stride; } while (i < n);` is counted
                 # the same: the same iterations wherever the condition holds at the start (the first,
-                # which a do runs whatever the condition, is not forced where it does not)
-                var, step = counter
+                # which a do runs whatever the condition, is not forced where it does not).
+                # `while (j++ < n)` steps j in its condition (_stepped_test)
+                var, step, stepped = counter
                 init_value = self.env[var]
                 del changed[var]
-                self._loop(cond_node, line, var, init_value, step, body, None, changed, kind)
+                self._loop(cond_node, line, var, init_value, step, body, None, changed, kind,
+                           self._stepped_test(stepped, step[1], kind) if stepped is not None else None)
                 return
         self._loop(cond_node, line, None, S.UNKNOWN, None, body, None, changed, kind)
 
@@ -1768,19 +1778,53 @@ class _Walker:
                 self.env.pop(name, None)
 
     def _while_counter(self, cond_node, changed: dict, body) -> tuple | None:
-        """(name, step) of the variable a while loop's condition compares (`i < n`, `i != end`...)
-        when the body changes it once in every iteration by a loop-invariant amount, else None."""
+        """(name, step, whether the condition steps it) of the variable a while loop's condition
+        compares (`i < n`, `i != end`; `j++ < n`, `--j >= 0`) when the loop changes it once in
+        every iteration by a loop-invariant amount: in the body, or in the condition as the compared
+        operand (run once an iteration, `continue` or not); else None."""
         var = self._compared(cond_node)
-        nodes = changed.get(var) if var is not None else None
+        stepped = None
+        if var is None:
+            stepped = self._compared_operand(cond_node)
+            arg = stepped.child_by_field_id(F_ARGUMENT) if stepped is not None and \
+                _KINDS[stepped.kind_id] == "update_expression" else None
+            if arg is None or _KINDS[arg.kind_id] != "identifier":
+                return None
+            var = self.text(arg)
+        nodes = changed.get(var)
         if not nodes or len(nodes) != 1 or var in self.ptrs or var not in self.env:
             return None
-        if not _once_per_iteration(nodes[0], body) or self._continues(body):
+        if stepped is not None:
+            if nodes[0] != stepped:
+                return None
+        elif not _once_per_iteration(nodes[0], body) or self._continues(body):
             return None
         inc = self._invariant_increment(nodes, changed)
-        return None if inc is None else (var, ("+=", inc))
+        return None if inc is None else (var, ("+=", inc), stepped)
+
+    def _stepped_test(self, stepped, inc: Expr, kind: str) -> tuple:
+        """(operator, bound node, offset, step before the body) of a loop condition that steps the
+        variable it compares by `inc` (`stepped`, its update expression): the test is `start +
+        offset <op> bound`, where start is the variable's value as an iteration starts, and the body
+        sees start + that step. `while (j++ < n)` tests start and leaves start + inc to the body,
+        `while (++j < n)` tests start + inc; a do's body runs first, with start, where the previous
+        iteration's test held: `do {...} while (j++ < n)` at start - inc, `while (++j < n)` at start."""
+        comparison = stepped.parent
+        op = self.text(comparison.child_by_field_id(F_OPERATOR))
+        right = comparison.child_by_field_id(F_RIGHT)
+        prefix = _KINDS[stepped.children[0].kind_id] in ("++", "--")
+        zero = ("c", 0)
+        if kind == "do":
+            return op, right, zero if prefix else S.binop("-", zero, inc), zero
+        return op, right, inc if prefix else zero, inc
 
     def _compared(self, cond_node) -> str | None:
         """The variable a loop condition compares (`i < n`, `(i != end)`), else None."""
+        left = self._compared_operand(cond_node)
+        return self.text(left) if left is not None and _KINDS[left.kind_id] == "identifier" else None
+
+    def _compared_operand(self, cond_node):
+        """The left operand of a loop condition's comparison (`i` of `(i < n)`), else None."""
         c = cond_node
         while _KINDS[c.kind_id] in ("condition_clause", "parenthesized_expression"):
             inner = code_children(c)
@@ -1790,10 +1834,9 @@ class _Walker:
         if _KINDS[c.kind_id] != "binary_expression":
             return None
         left, op = c.child_by_field_id(F_LEFT), c.child_by_field_id(F_OPERATOR)
-        if left is None or op is None or _KINDS[left.kind_id] != "identifier" or \
-                self.text(op) not in ("<", "<=", ">", ">=", "!="):
+        if left is None or op is None or self.text(op) not in ("<", "<=", ">", ">=", "!="):
             return None
-        return self.text(left)
+        return left
 
     def _group(self, node) -> tuple | None:
         """The cooperative group a name or call denotes: ("block", 0) for `this_thread_block()`,
@@ -2327,8 +2370,10 @@ class _Walker:
                 self.ptrs[name] = _Ptr(ptr.base, offset, ptr.elem_type, ptr.elem_size, ptr.space, ptr.dims)
                 return S.UNKNOWN
             old = self.env.get(name, ("s", name))
-            self.define(name, S.binop("+" if op == "++" else "-", old, ("c", 1)), line)
-            return old
+            new = S.binop("+" if op == "++" else "-", old, ("c", 1))
+            self.define(name, new, line)
+            # `++j` is the value after the step, `j++` the value before
+            return new if _KINDS[node.children[0].kind_id] in ("++", "--") else old
         if arg is not None:
             self.load(arg)
             self.store(arg)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from analyzer import symbolic as S
 from analyzer.lint import LaunchSpec, lint_source
 
 KERNEL = """__global__ void k(float* out) {{
@@ -242,3 +243,27 @@ def test_a_toggle_alternates_and_a_second_for_declarator_is_a_variable_of_the_lo
     assert got[("load", "global")].requests == 4            # 128 / 32 iterations, one warp
     assert got[("store", "shared")].per_request == 1.0      # stride 33 words: no conflict
     assert "s ^ (" in str(ctx.accesses.accesses[1].address) or "^" in repr(ctx.accesses.accesses[1].address)
+
+
+@pytest.mark.parametrize("loop, trips", [
+    ("for (int j = 0; j < 8; ++j) { y[i] = x[i]; }", 8),
+    ("int j = 0; while (j++ < 8) { y[i] = x[i]; }", 8),       # tested, then stepped: 0..7 pass
+    ("int j = 0; while (++j < 8) { y[i] = x[i]; }", 7),       # stepped, then tested: 1..7 pass
+    ("int j = 0; do { y[i] = x[i]; } while (++j < 8);", 8),   # a do runs once before the test
+    ("int j = 0; do { y[i] = x[i]; } while (j++ < 8);", 9),
+    ("int j = 8; while (j-- > 0) { y[i] = x[i]; }", 8),
+])
+def test_a_loop_whose_condition_steps_its_variable_is_counted(loop, trips):
+    # (these were one modelled iteration, and the reward called them work it cannot count)
+    got = _while(loop)
+    inside = [e for line, _, e in got if line == 3]
+    assert len(inside) == 2 and all(e.requests == 4 * trips for e in inside), [e.requests for e in inside]
+
+
+def test_the_variable_a_condition_steps_has_its_stepped_value_in_the_body():
+    # `while (j++ < 8)`: the body reads j one past the value tested, 1..8
+    src = WHILE.format(loop="int j = 0; while (j++ < 8) { y[i * 9 + j] = 0.0f; }")
+    r = lint_source(src, "k.cu", launches={"k": LaunchSpec((128, 1, 1), (4, 1, 1), 0, {"n": 4096})})
+    (store,) = [a for a in r.contexts[0].accesses.accesses if a.line == 3]
+    env = {"blockIdx.x": 0, "blockDim.x": 128, "threadIdx.x": 0}
+    assert S.evaluate(store.address, {**env, store.loops[0].var: 0}) == 4      # bytes: element 1

@@ -992,6 +992,8 @@ _LOOPS = {
     "recursion": "    acc = sum(x, i, n, 64);",
     "pointer": "    acc = (*summer)(x, i, n, 64);",
     "do": "    int j = 0;\n    do { acc += x[(i * 64 + j) % n]; } while (++j < 64);",
+    # a step that reads what the loop computes: no count the analysis can read
+    "while": "    int j = 0;\n    while (j < 64) { acc += x[(i * 64 + j) % n]; j += 1 + (acc > 1e30f); }",
 }
 _HELPERS = {
     "recursion": "__device__ float sum(const float* x, int i, int n, int j) {\n"
@@ -1004,16 +1006,20 @@ _HELPERS = {
 
 def test_work_the_analysis_cannot_count_gets_no_speed_from_the_surrogate():
     """The same 64 loads a thread, repeated by `goto`, by recursion, behind a function pointer or in a
-    loop whose count it cannot read (the `++j` in a do-while's condition): the analysis sees one pass
-    (or none) and the surrogate predicted it far faster than the `for` loop. No
-    speed from the surrogate for those (a note says why); a real measurement still times them."""
+    loop whose count it cannot read (a step that depends on what the loop computes): the analysis
+    sees one pass (or none) and the surrogate predicted it far faster than the `for` loop. No
+    speed from the surrogate for those (a note says why); a real measurement still times them. A
+    do-while whose condition steps its counter (`while (++j < 64)`) is counted: the for loop's time."""
     from rewardmodel.surrogate import load_default
 
     model = load_default()
     launch = dict(grid=(256, 1, 1), block=(256, 1, 1), args={"n": 65536}, model=model, baseline_ms=1.0)
     counted = reward(_SUMMED.replace("LOOP", _LOOPS["for"]), "k", **launch)
     assert counted[0].speed_source == "surrogate" and not counted[0].blind
-    for how in ("goto", "recursion", "pointer", "do"):
+    do = reward(_SUMMED.replace("LOOP", _LOOPS["do"]), "k", **launch)
+    assert do[0].speed_source == "surrogate" and not do[0].blind
+    assert do[2]["time_ms"] == pytest.approx(counted[2]["time_ms"], rel=0.25)
+    for how in ("goto", "recursion", "pointer", "while"):
         src = _HELPERS.get(how, "") + _SUMMED.replace("LOOP", _LOOPS[how])
         br, feat, pred = reward(src, "k", **launch)
         assert br.failed_gate is None and br.blind, how

@@ -24,7 +24,7 @@ cdef class _Walker:
     cdef public Py_ssize_t breaks
     cdef public dict unrolled
     cdef public object pragmas
-    cdef public list _sizes, blocks
+    cdef public list _sizes, blocks, scope_ends
 
     cpdef str text(self, node)
     cpdef str written(self, node)

@@ -345,6 +345,10 @@ class KernelAccesses:
     # the size nodes of local arrays whose size the walk found no constant for (CP705 asks which are
     # run-time values: `float buf[n]` does not compile)
     unsized_locals: list = field(default_factory=list)
+    # (name, offset of its declarator, end of its scope) of the locals the walk declared (the
+    # kernel's and those of the functions it inlines; for-headers' too): what the reward's scope
+    # check looks at first (rules.names.out_of_scope_names)
+    declarations: list = field(default_factory=list)
     uses_double: bool = False
     uses_float: bool = False
     flops_per_thread: int = 0       # arithmetic operators seen, a static count
@@ -863,6 +867,7 @@ class _Walker:
         self.breaks = 0
         self.unrolled: dict[str, tuple[int, int, int]] = {}
         self.pragmas = None     # unroll_pragmas of the file, made when first needed
+        self.scope_ends = []    # where the blocks being walked end (the scopes of their locals)
         self.blocks: list[int] = []   # per access recorded, `breaks` then: its basic block
         self._sizes: list[int] = []   # per open loop: iterations of the nests unrolled in it
         self._tuples: dict[tuple, tuple] = {}
@@ -1052,15 +1057,20 @@ class _Walker:
 
     # -- statements
     def block(self, node) -> None:
-        children = list(node.named_children) if _KINDS[node.kind_id] == "compound_statement" else [node]
+        compound = _KINDS[node.kind_id] == "compound_statement"
+        children = list(node.named_children) if compound else [node]
+        if compound:
+            self.scope_ends.append(node.end_byte)
         i = 0
         while i < len(children):
             st = children[i]
             exits = self.statement(st)
             if exits is not None:
                 self.after_exit(exits, children[i + 1:])
-                return
+                break
             i += 1
+        if compound:
+            self.scope_ends.pop()
 
     def block_rest(self, statements) -> None:
         for j, st in enumerate(statements):
@@ -1241,6 +1251,8 @@ class _Walker:
             if decl is None:
                 continue
             name = self.text(decl)
+            if self.scope_ends:
+                self.out.declarations.append((name, decl.start_byte, self.scope_ends[-1]))
             line = st.start_point[0] + 1
             base = self.resolve(base)
             self.types[name] = base + "*" * depth
@@ -1410,6 +1422,7 @@ class _Walker:
                     value = decl.child_by_field_id(F_VALUE)
                     if name_node is not None and _KINDS[name_node.kind_id] == "identifier":
                         name = self.text(name_node)
+                        self.out.declarations.append((name, name_node.start_byte, st.end_byte))
                         tnode = init.child_by_field_id(F_TYPE)
                         if compared is not None and name != compared:
                             self.types[name] = self.text(tnode) if tnode is not None else "int"

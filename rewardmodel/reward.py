@@ -369,7 +369,7 @@ def build_problems(result) -> list[str]:
         out += [f"line {node.start_point[0] + 1}: {message}" for node, builds, message, _ in half
                 if builds == "all" or torch]
     out += const_pointer_writes(result.contexts) + const_pointer_conversions(result.contexts)
-    out += out_of_scope_names(program)
+    out += out_of_scope_names(program, result.contexts)
     for ctx in result.contexts:
         if ctx.static_shared_bytes > STATIC_SHARED_LIMIT:
             out.append(f"{ctx.kernel.name} declares {ctx.static_shared_bytes:,} B of static shared memory, over the "

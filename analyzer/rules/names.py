@@ -338,31 +338,50 @@ def function_locals(program, body) -> tuple[dict, set]:
     return found, other
 
 
-def out_of_scope_names(program) -> list[str]:
+def _unseen_uses(src: bytes, body, name: bytes, spans) -> list[int]:
+    """Where `name` stands in the body outside every [declarator, end of its scope) of `spans`."""
+    uses, at = [], body.start_byte
+    for lo, hi in sorted(spans):
+        if lo > at and src.find(name, at, lo) >= 0:
+            uses += word_offsets(src, name, at, lo)
+        at = max(at, hi)
+    if at < body.end_byte and src.find(name, at, body.end_byte) >= 0:
+        uses += word_offsets(src, name, at, body.end_byte)
+    return uses
+
+
+def out_of_scope_names(program, contexts=()) -> list[str]:
     """Uses of a local outside the scope that declares it (`for (int j...) {...} y[i] = x[j];`, a
     variable of an `if`'s block used after it) or before its declaration, in a kernel or device
     function: NVRTC's `identifier "j" is undefined`. A name the file has anywhere outside function
     bodies (a global, a macro, a member) is not judged, nor a call (`max(a, b)` past a local `max`),
-    nor a function whose body did not parse."""
+    nor a function whose body did not parse.
+
+    contexts: the lint's kernel contexts, whose walks met their kernels' declarations: a kernel none
+    of whose walked locals is used out of their scope is not queried again (nearly every one)."""
     src = program.source
+    walked: dict[int, dict] = {}     # a kernel body's start -> {name: spans} of the locals its walk declared
+    for ctx in contexts:
+        body = ctx.kernel.body
+        if body is not None:
+            spans = walked.setdefault(body.start_byte, {})
+            lo, hi = body.start_byte, body.end_byte
+            for name, start, end in ctx.accesses.declarations:
+                if lo <= start < hi:
+                    spans.setdefault(name.encode(), []).append((start, end))
     root = None
     out = []
     for f in program.functions:
         body = f.body
         if f.kind == "host" or body is None or body.has_error:
             continue
+        seen = walked.get(body.start_byte)
+        if seen is not None and not any(_unseen_uses(src, body, name, s) for name, s in seen.items()):
+            continue
         found, other = function_locals(program, body)
         params = None
-        for name, spans in found.items():
-            # where the name is not visible: the body outside every [declarator, end of its scope)
-            gaps, at = [], body.start_byte
-            for lo, hi in sorted(spans):
-                if lo > at:
-                    gaps.append((at, lo))
-                at = max(at, hi)
-            if at < body.end_byte:
-                gaps.append((at, body.end_byte))
-            uses = [u for lo, hi in gaps if src.find(name, lo, hi) >= 0 for u in word_offsets(src, name, lo, hi)]
+        for name, spans_of in found.items():
+            uses = _unseen_uses(src, body, name, spans_of)
             if not uses or name in other or name in _BUILTIN_NAMES or name in _PREDEFINED:
                 continue
             params = params if params is not None else {p.name.encode() for p in f.params}
@@ -373,7 +392,7 @@ def out_of_scope_names(program) -> list[str]:
                        None)
             if use is None or _outside_bodies(src, name, program.functions):
                 continue
-            first = min(lo for lo, _ in spans)
+            first = min(lo for lo, _ in spans_of)
             where = "before its declaration" if use < first else "outside the block that declares it"
             out.append(f'line {_line(program.original, program.original_offset(use))}: identifier '
                        f'"{name.decode()}" is undefined (in {f.name}: used {where}, line '
@@ -401,6 +420,7 @@ def _outside_bodies(src: bytes, name: bytes, functions) -> bool:
 # ---------------------------------------------------------------- a const pointer given to a non-const one
 
 _CONST_SOURCE = {}      # name -> pattern of the name given on: `= x`, `(x`, `, x`, `= &x[...]`, `= x + 1`
+_NOT_GIVEN = frozenset((b"+=", b"-=", b"*=", b"/=", b"%=", b"&=", b"|=", b"^=", b"<=", b">=", b"!=", b"==", b">("))
 
 
 def const_pointer_conversions(contexts) -> list[str]:
@@ -416,13 +436,18 @@ def const_pointer_conversions(contexts) -> list[str]:
         if not const or body is None or body.has_error:
             continue
         program = ctx.program
-        text = program.text(body)
+        text = program.source[body.start_byte:body.end_byte]
         for p in const:
             pat = _CONST_SOURCE.get(p.name)
             if pat is None:
-                pat = _CONST_SOURCE[p.name] = re.compile(r"[=(,]\s*(?:\(\s*)*&?\s*" + re.escape(p.name) + r"\b")
+                pat = _CONST_SOURCE[p.name] = re.compile(rb"[=(,]\s*(?:\(\s*)*(&?)\s*(" + re.escape(p.name.encode())
+                                                         + rb")\b\s*(\[?)")
             for m in pat.finditer(text):
-                at = body.start_byte + m.end() - len(p.name)
+                # the name itself (not an element it reads, `x[i]`) or an element's address, after `=`
+                # (not `+=`, `==`...), `(` (not a cast's `>(`) or `,`
+                if bool(m.group(1)) != bool(m.group(3)) or text[m.start() - 1:m.start() + 1] in _NOT_GIVEN:
+                    continue
+                at = body.start_byte + m.start(2)
                 problem = _const_given(program, body, at, p)
                 if problem:
                     out.append(f"line {_line(program.original, program.original_offset(at))}: {problem} "

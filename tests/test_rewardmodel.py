@@ -860,6 +860,12 @@ def test_writes_through_a_const_parameter_fail_the_compile_gate_as_nvrtc_says():
     """A reply that makes its output `const float*` (or writes an input): NVRTC refuses the store
     ("expression must be a modifiable lvalue"), the atomic and the cast that drops the const; the
     analysis reads a store either way. The gate fails exactly those."""
+    _gate_agrees_with_nvrtc(_CONST_CASES, "const float*` parameter of k")
+
+
+def _gate_agrees_with_nvrtc(cases, says: str) -> None:
+    """Each (source, builds): the profiler's NVRTC build of kernel `k` builds it or not as said, and
+    the compile gate (no compiler) fails exactly those it refuses, saying `says`."""
     pytest.importorskip("cuda.bindings.nvrtc")
     from analyzer.profile import toolkit
     from analyzer.profile.build import _nvrtc_compile, compile_options
@@ -868,13 +874,13 @@ def test_writes_through_a_const_parameter_fail_the_compile_gate_as_nvrtc_says():
         options = compile_options("sm_90", toolkit.cuda_include_dir())
     except Exception as exc:      # no toolkit headers: nothing to compare with
         pytest.skip(f"no CUDA toolkit: {exc}")
-    for src, builds in _CONST_CASES:
+    for src, builds in cases:
         built = _nvrtc_compile(src, "k", options)
         assert built[0] == builds, (src, built[3][:300])
         br = _gates(src)
         assert (br.failed_gate == "compile") == (not builds), (src, br.gates)
         if not builds:
-            assert "const float*` parameter of k" in br.gates["compile"].detail
+            assert says in br.gates["compile"].detail, br.gates["compile"].detail
 
 
 _ALIASED = HONEST.replace("    if (i < n)", "    ALIAS\n    if (i < n)")
@@ -904,21 +910,7 @@ _CONVERSION_CASES = [
 def test_a_const_parameter_given_to_a_non_const_pointer_fails_the_compile_gate_as_nvrtc_says():
     """`float* p = x;` of a `const float* x` (a reply that reads through a local, or hands the input to a
     helper taking `float*`): NVRTC refuses the conversion, which the analysis reads as a plain alias."""
-    pytest.importorskip("cuda.bindings.nvrtc")
-    from analyzer.profile import toolkit
-    from analyzer.profile.build import _nvrtc_compile, compile_options
-
-    try:
-        options = compile_options("sm_90", toolkit.cuda_include_dir())
-    except Exception as exc:      # no toolkit headers: nothing to compare with
-        pytest.skip(f"no CUDA toolkit: {exc}")
-    for src, builds in _CONVERSION_CASES:
-        built = _nvrtc_compile(src, "k", options)
-        assert built[0] == builds, (src, built[3][:300])
-        br = _gates(src)
-        assert (br.failed_gate == "compile") == (not builds), (src, br.gates)
-        if not builds:
-            assert 'of type "const float *"' in br.gates["compile"].detail
+    _gate_agrees_with_nvrtc(_CONVERSION_CASES, 'of type "const float *"')
 
 
 _SCOPED = """
@@ -947,23 +939,9 @@ _SCOPE_CASES = [
 def test_a_local_used_outside_its_scope_fails_the_compile_gate_as_nvrtc_says():
     """A loop's variable or a block's local used after it (or before its declaration): NVRTC's
     `identifier "j" is undefined`, where the analysis, which does not scope its names, reads on."""
-    pytest.importorskip("cuda.bindings.nvrtc")
-    from analyzer.profile import toolkit
-    from analyzer.profile.build import _nvrtc_compile, compile_options
-
-    try:
-        options = compile_options("sm_90", toolkit.cuda_include_dir())
-    except Exception as exc:      # no toolkit headers: nothing to compare with
-        pytest.skip(f"no CUDA toolkit: {exc}")
     cases = [(_SCOPED.replace("BODY", body), builds) for body, builds in _SCOPE_CASES]
     cases.append(("__device__ float t;\n" + cases[1][0], True))     # the global `t` it then reads
-    for src, builds in cases:
-        built = _nvrtc_compile(src, "k", options)
-        assert built[0] == builds, (src, built[3][:300])
-        br = _gates(src)
-        assert (br.failed_gate == "compile") == (not builds), (src, br.gates)
-        if not builds:
-            assert "is undefined (in k: used" in br.gates["compile"].detail
+    _gate_agrees_with_nvrtc(cases, "is undefined (in k: used")
 
 
 def test_out_of_scope_names_say_where_and_leave_unparsed_bodies_alone():

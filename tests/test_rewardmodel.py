@@ -944,6 +944,27 @@ def test_a_local_used_outside_its_scope_fails_the_compile_gate_as_nvrtc_says():
     _gate_agrees_with_nvrtc(cases, "is undefined (in k: used")
 
 
+def test_the_walks_record_of_its_locals_scopes_is_the_parse_trees():
+    """The scope check trusts a kernel's walk where none of the locals it recorded is used outside its
+    scope: each recorded (name, declarator, end of scope) must be one the tree's declarations give."""
+    from analyzer.lint import lint_source
+    from analyzer.rules.names import function_locals
+    from corpus.families import all_samples
+
+    sources = {s.source_hash: s.source for s in all_samples() if s.origin == "handwritten"}
+    recorded = 0
+    for src in sources.values():
+        for ctx in lint_source(src, "k.cu").contexts:
+            body = ctx.kernel.body
+            found, _ = function_locals(ctx.program, body)
+            tree = {(name, lo, hi) for name, spans in found.items() for lo, hi in spans}
+            walked = {(name.encode(), lo, hi) for name, lo, hi in ctx.accesses.declarations
+                      if body.start_byte <= lo < body.end_byte}
+            assert walked <= tree, (ctx.kernel.name, sorted(walked - tree))
+            recorded += len(walked)
+    assert recorded > 100
+
+
 def test_out_of_scope_names_say_where_and_leave_unparsed_bodies_alone():
     from analyzer.parse import parse
     from analyzer.rules.names import out_of_scope_names

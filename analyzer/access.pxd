@@ -13,6 +13,7 @@ cdef list _KINDS     # node type names by kind id (access.py: _kind_names)
 
 cpdef set _symbols_of(object values)
 cpdef str _incdec(object node)
+cpdef bint _prefix(object node) except -1
 cpdef bint _names_any(object node, object names) except -1
 
 cdef class _Walker:

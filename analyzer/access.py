@@ -707,6 +707,12 @@ def _incdec(node) -> str:
     return "++"
 
 
+def _prefix(node) -> bool:
+    """Whether an update expression steps before it is read (`++j`: the stepped value) rather than
+    after (`j++`: the value before the step)."""
+    return _KINDS[node.children[0].kind_id] in ("++", "--")
+
+
 # ------------------------------------------------------------------ the walk
 
 # where an assignment or ++/-- may be: every `=` (of `=`, `+=`, `<<=`...; also of `==`, `<=`, a
@@ -1795,15 +1801,13 @@ class _Walker:
         compares (`i < n`, `i != end`; `j++ < n`, `--j >= 0`) when the loop changes it once in
         every iteration by a loop-invariant amount: in the body, or in the condition as the compared
         operand (run once an iteration, `continue` or not); else None."""
-        var = self._compared(cond_node)
+        left = self._compared_operand(cond_node)
         stepped = None
-        if var is None:
-            stepped = self._compared_operand(cond_node)
-            arg = stepped.child_by_field_id(F_ARGUMENT) if stepped is not None and \
-                _KINDS[stepped.kind_id] == "update_expression" else None
-            if arg is None or _KINDS[arg.kind_id] != "identifier":
-                return None
-            var = self.text(arg)
+        if left is not None and _KINDS[left.kind_id] == "update_expression":
+            stepped, left = left, left.child_by_field_id(F_ARGUMENT)
+        if left is None or _KINDS[left.kind_id] != "identifier":
+            return None
+        var = self.text(left)
         nodes = changed.get(var)
         if not nodes or len(nodes) != 1 or var in self.ptrs or var not in self.env:
             return None
@@ -1825,11 +1829,10 @@ class _Walker:
         comparison = stepped.parent
         op = self.text(comparison.child_by_field_id(F_OPERATOR))
         right = comparison.child_by_field_id(F_RIGHT)
-        prefix = _KINDS[stepped.children[0].kind_id] in ("++", "--")
         zero = ("c", 0)
         if kind == "do":
-            return op, right, zero if prefix else S.binop("-", zero, inc), zero
-        return op, right, inc if prefix else zero, inc
+            return op, right, zero if _prefix(stepped) else S.binop("-", zero, inc), zero
+        return op, right, inc if _prefix(stepped) else zero, inc
 
     def _compared(self, cond_node) -> str | None:
         """The variable a loop condition compares (`i < n`, `(i != end)`), else None."""
@@ -2386,7 +2389,7 @@ class _Walker:
             new = S.binop("+" if op == "++" else "-", old, ("c", 1))
             self.define(name, new, line)
             # `++j` is the value after the step, `j++` the value before
-            return new if _KINDS[node.children[0].kind_id] in ("++", "--") else old
+            return new if _prefix(node) else old
         if arg is not None:
             self.load(arg)
             self.store(arg)
@@ -2894,7 +2897,7 @@ class _Walker:
                 return None
             before = self.ptrs[name]
             self.update(node)
-            return before if arg.start_byte == node.start_byte else self.ptrs[name]
+            return self.ptrs[name] if _prefix(node) else before
         if t == "pointer_expression" and self._op(node) == "&":
             target = node.child_by_field_id(F_ARGUMENT)
             return self.address_of(target)

@@ -88,16 +88,7 @@ def mutate(src: str, kind: str, rng: random.Random) -> str | None:
         at = lo + rng.choice(spots)
         return src[:at] + src[at + 1:]
     if kind == "paren":
-        spots = []
-        for m in re.finditer(r"\bfor\s*\(", body):
-            depth, i = 0, m.end() - 1
-            while i < len(body):
-                depth += body[i] == "("
-                depth -= body[i] == ")"
-                if depth == 0:
-                    spots.append(i)
-                    break
-                i += 1
+        spots = [i for m in re.finditer(r"\bfor\s*\(", body) if (i := _matching(body, m.end() - 1, "(", ")")) < len(body)]
         if not spots:
             return None
         at = lo + rng.choice(spots)

@@ -342,10 +342,10 @@ def _unseen_uses(src: bytes, body, name: bytes, spans) -> list[int]:
     """Where `name` stands in the body outside every [declarator, end of its scope) of `spans`."""
     uses, at = [], body.start_byte
     for lo, hi in sorted(spans):
-        if lo > at and src.find(name, at, lo) >= 0:
+        if lo > at:
             uses += word_offsets(src, name, at, lo)
         at = max(at, hi)
-    if at < body.end_byte and src.find(name, at, body.end_byte) >= 0:
+    if at < body.end_byte:
         uses += word_offsets(src, name, at, body.end_byte)
     return uses
 
@@ -448,7 +448,7 @@ def const_pointer_conversions(contexts) -> list[str]:
                 if bool(m.group(1)) != bool(m.group(3)) or text[m.start() - 1:m.start() + 1] in _NOT_GIVEN:
                     continue
                 at = body.start_byte + m.start(2)
-                problem = _const_given(program, body, at, p)
+                problem = _const_given(program, ctx.kernel, at, p)
                 if problem:
                     out.append(f"line {_line(program.original, program.original_offset(at))}: {problem} "
                                f"({ctx.kernel.name}'s parameter {p.name} is `const {p.type}*`): the build fails; "
@@ -457,10 +457,10 @@ def const_pointer_conversions(contexts) -> list[str]:
     return out
 
 
-def _const_given(program, body, at: int, param) -> str:
-    """What NVRTC says of the const pointer parameter at offset `at` where it initializes, is assigned
-    to, or is passed as a non-const pointer; "" where it is not (a read, a cast, a const target)."""
-    node = body.descendant_for_byte_range(at, at + len(param.name))
+def _const_given(program, kernel, at: int, param) -> str:
+    """What NVRTC says of the kernel's const pointer parameter at offset `at` where it initializes, is
+    assigned to, or is passed as a non-const pointer; "" where it is not (a read, a cast, a const target)."""
+    node = kernel.body.descendant_for_byte_range(at, at + len(param.name))
     if node is None or node.type != "identifier" or node.start_byte != at:
         return ""
     # climb what keeps it the same pointer: (x), x + k, k + x, x - k, &x[i]
@@ -492,7 +492,7 @@ def _const_given(program, body, at: int, param) -> str:
     if t == "assignment_expression" and parent.child_by_field_id(FIELD.right) == node and \
             parent.child_by_field_id(FIELD.operator).type == "=":
         left = parent.child_by_field_id(FIELD.left)
-        target = _pointer_target(program, body, left) if left is not None and left.type == "identifier" else None
+        target = _pointer_target(program, kernel, left) if left is not None and left.type == "identifier" else None
         if target is None:
             return ""
         return (f'a value of type {wanted} cannot be assigned to an entity of type "{target} *" '
@@ -526,12 +526,12 @@ def _plain_type(declaration) -> bool:
     return not any(c.type == "type_qualifier" and c.text == b"const" for c in declaration.children)
 
 
-def _pointer_target(program, body, ident) -> str | None:
-    """The pointee type of a local `T* q;` or a parameter `T* q` (no const) that `ident` names, from
-    its one declaration; None otherwise."""
+def _pointer_target(program, kernel, ident) -> str | None:
+    """The pointee type of a local `T* q;` or a parameter `T* q` (no const) of the kernel that `ident`
+    names, from its one declaration; None otherwise."""
     name = ident.text
-    kernel = program.function_at(body.start_byte)
-    param = kernel.param(name.decode()) if kernel is not None else None
+    body = kernel.body
+    param = kernel.param(name.decode())
     if param is not None:
         return param.type if param.pointer == 1 and not param.const and not word_offsets(
             program.source, name, body.start_byte, ident.start_byte) else None
